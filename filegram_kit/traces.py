@@ -1,0 +1,204 @@
+"""Read and write trajectories in the release's on-disk layout (spec 4.1), ours and the official ones.
+
+    <root>/signal/{profile_id}_{task_id}/events.json     JSON array of events
+                                        /summary.json    run summary
+                                        /media/          blobs, diffs, manifest (see media.py)
+
+`load_trajectories(path)` accepts the corpus root, its `signal/` folder or one trajectory folder.
+Strict by default: the first malformed event raises `TraceError` naming file, event index and
+field. With `quarantine=True` bad events (and unreadable files) are set aside, listed in the
+result's `.quarantine`, and a warning says how many: nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from . import atomic
+from .cleaning import Cleaned, CleanReport, anonymise_path, clean  # noqa: F401  (public API)
+from .frames import events_frame  # noqa: F401  (public API)
+from .media import MediaError, MediaStore
+from .schema import MEDIA_REF_FIELDS, Event, Trajectory
+from .tasks import normalize_task_id
+from .validation import Quarantined, TraceError, parse_event
+
+__all__ = ["Cleaned", "CleanReport", "Quarantined", "TraceError", "TrajectoryList", "anonymise_path", "clean",
+           "events_frame", "find_trajectory_dirs", "load_trajectories", "parse_trajectory_id", "read_trajectory",
+           "save_trajectories", "write_trajectory"]
+
+_ID_RE = re.compile(r"^(?P<profile>.+?)_(?P<task>[Tt]-?\d{1,3})$")
+
+
+class TrajectoryList(list):
+    """A list of trajectories that also carries what loading set aside (`quarantine`)."""
+
+    def __init__(self, items: Iterable[Trajectory] = (), quarantine: Iterable[Quarantined] = ()):
+        super().__init__(items)
+        self.quarantine: list[Quarantined] = list(quarantine)
+
+    def by_id(self) -> dict[str, Trajectory]:
+        return {t.id: t for t in self}
+
+
+def parse_trajectory_id(name: str) -> tuple[str | None, str | None]:
+    """'p1_methodical_T-05' -> ('p1_methodical', 'T-05'); names without a task suffix -> (None, None)."""
+    match = _ID_RE.match(name)
+    if not match:
+        return None, None
+    return match["profile"], normalize_task_id(match["task"])
+
+
+def find_trajectory_dirs(path: str | Path) -> list[Path]:
+    """Trajectory folders under `path` (the corpus root, its signal/ folder, or one trajectory), sorted."""
+    path = Path(path)
+    if not path.exists():
+        raise TraceError(path, "no such file or directory")
+    if (path / "events.json").is_file():
+        return [path]
+    base = path / "signal" if (path / "signal").is_dir() else path
+    found = sorted(p for p in base.iterdir() if (p / "events.json").is_file())
+    if not found:
+        raise TraceError(path, "no trajectories found (expected events.json, signal/<id>/events.json "
+                               "or <id>/events.json)")
+    return found
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise TraceError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise TraceError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _check_media(event: Event, index: int, file: Path, media: MediaStore) -> None:
+    for name in MEDIA_REF_FIELDS:
+        ref = event.get(name)
+        if ref is None:
+            continue
+        try:
+            found = media.exists(ref)
+        except MediaError as exc:
+            raise TraceError(file, str(exc), event_index=index, field=name) from None
+        if not found:
+            raise TraceError(file, f"referenced {media.relative_path(ref)} is missing from {media.root}",
+                             event_index=index, field=name)
+
+
+def _read(directory: Path, quarantine: bool, check_media: bool) -> tuple[Trajectory, list[Quarantined]]:
+    events_file = directory / "events.json"
+    raw = _read_json(events_file)
+    if not isinstance(raw, list):
+        raise TraceError(events_file, f"expected a JSON array of events, got {type(raw).__name__}")
+    summary_file = directory / "summary.json"
+    summary = _read_json(summary_file) if summary_file.is_file() else {}
+    if not isinstance(summary, dict):
+        raise TraceError(summary_file, f"expected a JSON object, got {type(summary).__name__}")
+    media = MediaStore(directory / "media", read_only=True)
+    events, dropped = [], []
+    for i, item in enumerate(raw):
+        try:
+            event = parse_event(item, i, events_file)
+            if check_media:
+                _check_media(event, i, events_file, media)
+        except (TraceError, MediaError) as err:
+            if not quarantine:
+                raise
+            err = err if isinstance(err, TraceError) else TraceError(events_file, str(err), event_index=i)
+            dropped.append(Quarantined.from_error(err, item.get("event_type") if isinstance(item, dict) else None))
+            continue
+        events.append(event)
+    profile_id, task_id = parse_trajectory_id(directory.name)
+    if profile_id is None:
+        profile_id = summary.get("profile_id") or next((e.profile_id for e in events if e.profile_id), None)
+        task_id = summary.get("task_id")
+    return Trajectory(directory.name, tuple(events), profile_id, task_id, summary, media, directory), dropped
+
+
+def read_trajectory(directory: str | Path, *, check_media: bool = True) -> Trajectory:
+    """One trajectory folder, strictly validated."""
+    return _read(Path(directory), quarantine=False, check_media=check_media)[0]
+
+
+def load_trajectories(path: str | Path, *, quarantine: bool = False, check_media: bool = True,
+                      progress: bool | None = None) -> TrajectoryList:
+    """Every trajectory under `path`, sorted by id (see module docstring for `quarantine`)."""
+    dirs = find_trajectory_dirs(path)
+    out = TrajectoryList()
+    for directory in tqdm(dirs, desc="loading trajectories", unit="traj",
+                          disable=None if progress is None else not progress):
+        try:
+            traj, dropped = _read(directory, quarantine, check_media)
+        except TraceError as err:
+            if not quarantine:
+                raise
+            out.quarantine.append(Quarantined.from_error(err))
+            continue
+        out.append(traj)
+        out.quarantine.extend(dropped)
+    if out.quarantine:
+        files = len({q.file for q in out.quarantine})
+        warnings.warn(f"quarantined {len(out.quarantine)} invalid events/files in {files} file(s) under {path}; "
+                      "see .quarantine for each reason", stacklevel=2)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def _copy_media(traj: Trajectory, dest: MediaStore) -> None:
+    refs = [(e.get(name), name) for e in traj.events for name in MEDIA_REF_FIELDS if e.get(name) is not None]
+    if refs and traj.media is None:
+        raise TraceError(traj.id, "events reference media but the trajectory has no media store")
+    for ref, _ in refs:
+        dest.import_ref(traj.media, ref)
+
+
+def write_trajectory(traj: Trajectory, directory: str | Path) -> Path:
+    """Write `traj` into `directory` (events.json, summary.json, the media it references).
+
+    Built in a temporary sibling folder and swapped in, so readers never see a half-written trajectory.
+    """
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        store = MediaStore(tmp / "media")
+        _copy_media(traj, store)
+        if store.entries:
+            store.flush()
+        if traj.summary:
+            atomic.write_json(tmp / "summary.json", dict(traj.summary))
+        atomic.write_json(tmp / "events.json", [e.to_dict() for e in traj.events])
+        old = None
+        if directory.exists():
+            old = directory.with_name(f".{directory.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            directory.rename(old)
+        tmp.rename(directory)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return directory
+
+
+def save_trajectories(trajs: Iterable[Trajectory], root: str | Path, *, progress: bool | None = None) -> Path:
+    """Write trajectories under `root/signal/<id>/`, the release layout; returns the signal folder."""
+    signal = Path(root) / "signal"
+    trajs = list(trajs)
+    for traj in tqdm(trajs, desc="writing trajectories", unit="traj",
+                     disable=None if progress is None else not progress):
+        write_trajectory(traj, signal / traj.id)
+    return signal
