@@ -1,0 +1,152 @@
+"""`filegram ...`: the workbench from the shell. Each subcommand is a thin call into the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+
+from .persona_space import profiles_frame
+from .profiles import load_profiles, perturbation_schedule, sample_profiles
+from .tasks import load_tasks
+from .traces import TraceError, clean, load_trajectories, save_trajectories
+
+
+def _emit(frame: pl.DataFrame, fmt: str) -> None:
+    from .report import to_markdown
+
+    if fmt == "csv":
+        sys.stdout.write(frame.write_csv())
+    elif fmt == "json":
+        sys.stdout.write(frame.write_json() + "\n")
+    else:
+        sys.stdout.write(to_markdown(frame))
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    profiles = sample_profiles(args.sample, seed=args.seed) if args.sample else load_profiles().values()
+    _emit(profiles_frame(profiles, attributes=args.attributes), args.format)
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from .report.tables import table10_tasks
+
+    frame = table10_tasks()
+    if args.prompts:
+        tasks = load_tasks()
+        frame = frame.with_columns(pl.Series("Prompt", [tasks[t].prompt_zh if args.prompts == "zh"
+                                                        else tasks[t].prompt_en for t in frame["Task"]]))
+    _emit(frame, args.format)
+    return 0
+
+
+def cmd_perturbations(args: argparse.Namespace) -> int:
+    rows = [{"trajectory": p.trajectory_id, "dimension": p.dimension, "from": p.from_tier.value,
+             "to": p.to_tier.value} for p in perturbation_schedule(seed=args.seed)]
+    _emit(pl.DataFrame(rows), args.format)
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .report import ARTIFACTS, reproduce
+
+    if args.list:
+        rows = [{"name": a.name, "paper": a.paper or "", "notebook": a.notebook or "", "function": a.qualname}
+                for a in ARTIFACTS.values()]
+        _emit(pl.DataFrame(rows), "table")
+        return 0
+    written = reproduce(args.out, only=args.only or None)
+    print(f"wrote {len(written)} files to {args.out}/")
+    return 0
+
+
+def _load(args: argparse.Namespace):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the quarantine is printed below instead
+        return load_trajectories(args.path, quarantine=args.quarantine, check_media=not args.no_media)
+
+
+def _print_quarantine(trajs) -> None:
+    for q in trajs.quarantine:
+        where = ": ".join(x for x in (q.file, None if q.event_index is None else f"event {q.event_index}",
+                                      None if q.field is None else f"field '{q.field}'") if x)
+        print(f"  quarantined {where}: {q.reason}", file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    trajs = _load(args)
+    counts = Counter(e.event_type for t in trajs for e in t.events)
+    print(f"{len(trajs)} trajectories, {sum(counts.values())} valid events")
+    for event_type, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {event_type:<22} {n:>8}")
+    _print_quarantine(trajs)
+    if trajs.quarantine:
+        print(f"{len(trajs.quarantine)} invalid events/files quarantined", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    trajs = _load(args)
+    cleaned, report = clean(trajs)
+    signal = save_trajectories(cleaned, args.out)
+    _print_quarantine(trajs)
+    print(report)
+    print(f"wrote {len(cleaned)} cleaned trajectories to {signal}/")
+    return 1 if trajs.quarantine else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="filegram", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    fmt = argparse.ArgumentParser(add_help=False)
+    fmt.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+    p = sub.add_parser("profiles", parents=[fmt], help="the 20 paper personas, or --sample N new ones")
+    p.add_argument("--sample", type=int, metavar="N", help="sample N synthetic personas instead")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--attributes", action="store_true", help="add the 16 behavioral attribute tiers")
+    p.set_defaults(func=cmd_profiles)
+
+    p = sub.add_parser("tasks", parents=[fmt], help="the 32 tasks (paper Table 10)")
+    p.add_argument("--prompts", choices=("en", "zh"), help="add the task prompt in this language")
+    p.set_defaults(func=cmd_tasks)
+
+    p = sub.add_parser("perturbations", parents=[fmt], help="the perturbation schedule (spec 10.4)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_perturbations)
+
+    p = sub.add_parser("reproduce", help="regenerate the paper's tables and figures")
+    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
+    p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
+    p.set_defaults(func=cmd_reproduce)
+
+    for name, func, text in (("validate", cmd_validate, "check trajectories against the event schema"),
+                             ("clean", cmd_clean, "drop metadata events, strip generator fields, anonymise paths")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
+        p.add_argument("--quarantine", action="store_true", help="set bad events aside instead of stopping")
+        p.add_argument("--no-media", action="store_true", help="do not check that referenced blobs/diffs exist")
+        if name == "clean":
+            p.add_argument("--out", type=Path, required=True, help="write cleaned trajectories under OUT/signal/")
+        p.set_defaults(func=func)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (TraceError, KeyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
