@@ -208,6 +208,9 @@ class Profile:
     attributes: Mapping[str, Tier]  # behavioral attribute -> tier
     synthetic: bool = False
 
+    def __hash__(self) -> int:  # the tier maps are dicts; identity is the id
+        return hash(self.id)
+
     @property
     def vector(self) -> str:
         """Compact tier string in dimension order, e.g. 'LLLLLM'."""
@@ -237,6 +240,9 @@ class Task:
     prompt_en: str
     prompt_zh: str
 
+    def __hash__(self) -> int:
+        return hash(self.id)
+
     @property
     def dims(self) -> tuple[str, ...]:
         """Every dimension the task activates, fully or partially."""
@@ -262,6 +268,9 @@ class Event:
     session_id: str | None = None
     profile_id: str | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash((self.event_id, self.event_type, self.timestamp))
 
     @property
     def category(self) -> str:
@@ -298,6 +307,9 @@ class Trajectory:
     summary: Mapping[str, Any] = field(default_factory=dict)
     media: Any = None  # filegram_kit.media.MediaStore, or None when the trajectory has no media
     source: Path | None = None  # directory it was loaded from
+
+    def __hash__(self) -> int:
+        return hash(self.id)
 
     def __len__(self) -> int:
         return len(self.events)

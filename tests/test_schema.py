@@ -69,3 +69,12 @@ def test_event_to_dict_puts_envelope_first():
     assert list(e.to_dict())[:5] == ["event_id", "event_type", "timestamp", "session_id", "profile_id"]
     assert e.category == "read" and e.is_behavioral
     assert Event("e2", "tool_call", 1.0).to_dict() == {"event_id": "e2", "event_type": "tool_call", "timestamp": 1.0}
+
+
+def test_records_can_be_used_as_set_members_and_dict_keys():
+    from filegram_kit.profiles import load_profiles
+    from filegram_kit.tasks import load_tasks
+
+    profiles = list(load_profiles().values())
+    assert len(set(profiles + profiles)) == 20
+    assert len({t: t.id for t in load_tasks().values()}) == 32
