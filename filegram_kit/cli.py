@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from . import __version__
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
@@ -68,7 +69,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def _load(args: argparse.Namespace):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the quarantine is printed below instead
-        return load_trajectories(args.path, quarantine=args.quarantine, check_media=not args.no_media)
+        return load_trajectories(args.path, profiles=args.profiles, tasks=args.tasks, quarantine=args.quarantine,
+                                 check_media=not args.no_media)
 
 
 def _print_quarantine(trajs) -> None:
@@ -103,6 +105,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filegram", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"filegram_kit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     fmt = argparse.ArgumentParser(add_help=False)
     fmt.add_argument("--format", choices=("table", "csv", "json"), default="table")
@@ -133,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
         p.add_argument("--quarantine", action="store_true", help="set bad events aside instead of stopping")
         p.add_argument("--no-media", action="store_true", help="do not check that referenced blobs/diffs exist")
+        p.add_argument("--profiles", nargs="+", metavar="ID", help="only these personas")
+        p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (e.g. T-05 t12)")
         if name == "clean":
             p.add_argument("--out", type=Path, required=True, help="write cleaned trajectories under OUT/signal/")
         p.set_defaults(func=func)

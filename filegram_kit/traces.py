@@ -129,10 +129,28 @@ def read_trajectory(directory: str | Path, *, check_media: bool = True) -> Traje
     return _read(Path(directory), quarantine=False, check_media=check_media)[0]
 
 
-def load_trajectories(path: str | Path, *, quarantine: bool = False, check_media: bool = True,
+def _selected(dirs: list[Path], profiles: Iterable[str] | None, tasks: Iterable[str] | None) -> list[Path]:
+    wanted_profiles = None if profiles is None else set(profiles)
+    wanted_tasks = None if tasks is None else {normalize_task_id(t) for t in tasks}
+    keep = []
+    for directory in dirs:
+        profile_id, task_id = parse_trajectory_id(directory.name)
+        if wanted_profiles is not None and profile_id not in wanted_profiles:
+            continue
+        if wanted_tasks is not None and task_id not in wanted_tasks:
+            continue
+        keep.append(directory)
+    return keep
+
+
+def load_trajectories(path: str | Path, *, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None,
+                      quarantine: bool = False, check_media: bool = True,
                       progress: bool | None = None) -> TrajectoryList:
-    """Every trajectory under `path`, sorted by id (see module docstring for `quarantine`)."""
-    dirs = find_trajectory_dirs(path)
+    """Every trajectory under `path`, sorted by id (see module docstring for `quarantine`).
+
+    `profiles` / `tasks` load only those personas / tasks, chosen by folder name before anything is read.
+    """
+    dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
     out = TrajectoryList()
     for directory in tqdm(dirs, desc="loading trajectories", unit="traj",
                           disable=None if progress is None else not progress):

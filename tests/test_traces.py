@@ -246,3 +246,10 @@ def test_integral_floats_are_accepted_as_integers(tmp_path):
         warnings.simplefilter("error")
         frame = events_frame(load_trajectories(tmp_path))
     assert frame["view_count"][4] == 1
+
+
+def test_load_only_some_profiles_or_tasks(corpus):
+    only_p3 = load_trajectories(corpus, profiles=["p3_efficient_executor"])
+    assert [t.id for t in only_p3] == ["p3_efficient_executor_T-12"]
+    assert [t.id for t in load_trajectories(corpus, tasks=["t05"])] == ["p1_methodical_T-05"]
+    assert load_trajectories(corpus, profiles=["p1_methodical"], tasks=["T-12"]) == []
