@@ -94,13 +94,17 @@ def _mapping_for(fields: Iterable[str]) -> dict[str, str]:
 _MAPPINGS: dict[str, dict[str, str]] = {t: _mapping_for(spec) for t, spec in EVENT_FIELDS.items()}
 
 
-def _ref_path(ref: Any) -> str | None:
+def _ref_path(ref: Any, kind: str) -> str | None:
+    """'blobs/<hash>.blob' or 'diffs/<hash>.diff' for any reference form (dict, path, bare hash)."""
     if isinstance(ref, dict):
         if isinstance(ref.get("path"), str):
             return ref["path"]
         if ref.get("type") in ("blob", "diff") and isinstance(ref.get("hash"), str):
             return make_ref(ref["type"], ref["hash"])["path"]
-    return ref if isinstance(ref, str) else None
+        return None
+    if isinstance(ref, str):
+        return ref if "/" in ref else make_ref(kind, ref)["path"]
+    return None
 
 
 def _row(traj: Trajectory, index: int, event: Any) -> dict[str, Any]:
@@ -118,7 +122,7 @@ def _row(traj: Trajectory, index: int, event: Any) -> dict[str, Any]:
             if name != "view_range":  # becomes view_start / view_end below
                 extra[name] = value
         elif column in _REF_COLUMNS:
-            row[column] = _ref_path(value)
+            row[column] = _ref_path(value, "diff" if column == "diff_ref" else "blob")
         else:
             row[column] = value
     view = event.fields.get("view_range")

@@ -253,3 +253,21 @@ def test_load_only_some_profiles_or_tasks(corpus):
     assert [t.id for t in only_p3] == ["p3_efficient_executor_T-12"]
     assert [t.id for t in load_trajectories(corpus, tasks=["t05"])] == ["p1_methodical_T-05"]
     assert load_trajectories(corpus, profiles=["p1_methodical"], tasks=["T-12"]) == []
+
+
+def test_loads_the_cleaned_release_variant(tmp_path):
+    """The public release strips generator fields and sandbox prefixes; envelope ids may be absent."""
+    events = [e for e in raw_events() if e["event_type"] in ("file_read", "file_write", "file_browse")]
+    for e in events:
+        for key in ("message_id", "model_provider", "model_name", "session_id", "profile_id"):
+            e.pop(key)
+    events[-1]["media_ref"] = events[-1]["media_ref"]["hash"]  # a bare hash instead of a MediaRef dict
+    write_dir(tmp_path, "p7_visual_reader_T-22", events)
+    traj = load_trajectories(tmp_path)[0]
+    assert (traj.profile_id, traj.task_id, len(traj)) == ("p7_visual_reader", "T-22", 4)
+    write = next(e for e in traj if e.event_type == "file_write")
+    assert traj.content(write["media_ref"]) == REPORT_V1
+    frame = events_frame(traj)
+    assert frame["profile_id"].unique().to_list() == ["p7_visual_reader"]
+    content_ref = frame.filter(pl.col("event_type") == "file_write")["content_ref"].to_list()
+    assert content_ref == [f"blobs/{write['media_ref']}.blob"]
