@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -173,13 +174,6 @@ def _draw_cycling(pool: tuple[str, ...], rng: np.random.Generator) -> Iterator[s
         yield from (pool[i] for i in rng.permutation(len(pool)))
 
 
-def _balanced_column(n: int, rng: np.random.Generator) -> list[Tier]:
-    """n tiers as even as possible across L/M/R (every tier present once n >= 3), shuffled."""
-    extra = rng.permutation(3)[: n % 3]
-    column = [t for i, t in enumerate(TIERS) for _ in range(n // 3 + (i in extra))]
-    return [column[i] for i in rng.permutation(n)]
-
-
 def sample_profiles(n: int, seed: int = 0, *, exclude: dict[str, Profile] | None = None) -> list[Profile]:
     """`n` new synthetic personas, deterministic from `seed`.
 
@@ -192,14 +186,13 @@ def sample_profiles(n: int, seed: int = 0, *, exclude: dict[str, Profile] | None
     if n < 1 or n > 3 ** len(DIMENSION_CODES) - len(taken):
         raise ValueError(f"n must be between 1 and {3 ** len(DIMENSION_CODES) - len(taken)} distinct personas; got {n}")
     rng = np.random.default_rng(seed)
-    columns = {d: _balanced_column(n, rng) for d in DIMENSION_CODES}
-    _make_rows_unique(columns, taken, rng)
+    vectors = _distinct_balanced_vectors(n, taken, rng)
     model = attribute_model()
     names = {lang: _draw_cycling(pool, rng) for lang, pool in _NAMES.items()}
     roles = _draw_cycling(_ROLES, rng)
     profiles = []
     for i in range(n):
-        tiers = {d: columns[d][i] for d in DIMENSION_CODES}
+        tiers = {d: TIERS[t] for d, t in zip(DIMENSION_CODES, vectors[i], strict=True)}
         lang = ("English", "Chinese")[(i + seed) % 2]
         name, role = next(names[lang]), next(roles)
         pid = f"s{seed}_{i + 1:02d}_{role.lower().replace(' ', '_')}"
@@ -207,22 +200,42 @@ def sample_profiles(n: int, seed: int = 0, *, exclude: dict[str, Profile] | None
     return profiles
 
 
-def _make_rows_unique(columns: dict[str, list[Tier]], taken: set[str], rng: np.random.Generator) -> None:
-    """Swap cells within a column (which keeps every column's balance) until all rows are new vectors."""
-    n = len(next(iter(columns.values())))
+def _spread_cost(counts: np.ndarray, n: int) -> int:
+    """How far each dimension's L/M/R counts are from even (a spread of 1 is even when 3 does not divide n)."""
+    spread = counts.max(axis=1) - counts.min(axis=1)
+    return int(np.maximum(spread - (n % 3 != 0), 0).sum())
 
-    def row(i: int) -> str:
-        return "".join(columns[d][i].value for d in DIMENSION_CODES)
 
-    for _ in range(200 * n):
-        seen: dict[str, int] = {}
-        clash = next((i for i in range(n) if row(i) in taken or seen.setdefault(row(i), i) != i), None)
-        if clash is None:
-            return
-        d = DIMENSION_CODES[int(rng.integers(len(DIMENSION_CODES)))]
-        j = int(rng.integers(n))
-        columns[d][clash], columns[d][j] = columns[d][j], columns[d][clash]
-    raise RuntimeError("could not make the sampled personas distinct; try another seed or a smaller n")
+def _distinct_balanced_vectors(n: int, taken: set[str], rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """n distinct tier vectors (as index tuples), none in `taken`, each dimension's tiers as even as possible.
+
+    Starts from a random subset of the allowed vectors, then swaps a chosen vector for an unchosen one
+    whenever that does not unbalance the dimensions, until every dimension is even.
+    """
+    k = len(DIMENSION_CODES)
+    allowed = [v for v in itertools.product(range(3), repeat=k) if "".join("LMR"[t] for t in v) not in taken]
+    order = rng.permutation(len(allowed))
+    chosen, rest = [allowed[i] for i in order[:n]], [allowed[i] for i in order[n:]]
+    counts = np.zeros((k, 3), dtype=np.int64)
+    for v in chosen:
+        counts[np.arange(k), v] += 1
+    cost = _spread_cost(counts, n)
+    for _ in range(50_000 + 100 * n):
+        if cost == 0 or not rest:
+            break
+        i, j = int(rng.integers(n)), int(rng.integers(len(rest)))
+        out, inn = chosen[i], rest[j]
+        counts[np.arange(k), out] -= 1
+        counts[np.arange(k), inn] += 1
+        new_cost = _spread_cost(counts, n)
+        if new_cost <= cost:
+            chosen[i], rest[j], cost = inn, out, new_cost
+        else:
+            counts[np.arange(k), inn] -= 1
+            counts[np.arange(k), out] += 1
+    if cost:
+        raise RuntimeError(f"could not balance {n} distinct personas over the tiers; try another seed or a smaller n")
+    return chosen
 
 
 # ---------------------------------------------------------------------------------------------

@@ -155,3 +155,10 @@ def test_schedule_works_for_sampled_personas():
     sampled = sample_profiles(9, seed=4)
     schedule = perturbation_schedule(sampled, seed=0, per_profile=3)
     assert Counter(p.profile_id for p in schedule) == {p.id: 3 for p in sampled}
+
+
+def test_sampling_near_the_size_of_tier_space_still_gives_distinct_balanced_personas():
+    profiles = sample_profiles(700, seed=3)
+    assert len({p.vector for p in profiles}) == 700
+    counts = tier_counts(profiles).select("L", "M", "R")
+    assert (counts.max_horizontal() - counts.min_horizontal()).max() <= 1
