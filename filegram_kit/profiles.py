@@ -17,8 +17,8 @@ were mapped onto paper Table 8's L/M/R scale by each vocabulary's own order
 from __future__ import annotations
 
 import hashlib
-import json
 import itertools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
