@@ -27,7 +27,6 @@ from .schema import (
     LEAKING_FIELDS,
     METADATA_EVENT_TYPES,
     UNUSED_EVENT_TYPES,
-    Event,
     Trajectory,
 )
 
@@ -92,15 +91,16 @@ class Cleaned(NamedTuple):
     report: CleanReport
 
 
-def _clean_event(event: Event, report: CleanReport) -> Event:
-    fields = {}
-    for name, value in event.fields.items():
+def _clean_fields(fields: Any, report: CleanReport) -> dict[str, Any]:
+    """Drop the generator-naming keys and anonymise paths in every value (events and summary.json)."""
+    out = {}
+    for name, value in fields.items():
         if name in LEAKING_FIELDS:
             report.stripped_fields += 1
             continue
-        fields[name], n = _anonymise_value(value)
+        out[name], n = _anonymise_value(value)
         report.anonymised_paths += n
-    return replace(event, fields=fields)
+    return out
 
 
 def _clean_media(traj: Trajectory, report: CleanReport) -> Any:
@@ -121,16 +121,10 @@ def _clean_one(traj: Trajectory, report: CleanReport) -> Trajectory:
             report.dropped[event.event_type] += 1
             continue
         report.kept[event.event_type] += 1
-        events.append(_clean_event(event, report))
-    summary = {}
-    for key, value in traj.summary.items():
-        if key in LEAKING_FIELDS:
-            report.stripped_fields += 1
-            continue
-        summary[key], n = _anonymise_value(value)
-        report.anonymised_paths += n
+        events.append(replace(event, fields=_clean_fields(event.fields, report)))
     report.trajectories += 1
-    return replace(traj, events=tuple(events), summary=summary, media=_clean_media(traj, report))
+    return replace(traj, events=tuple(events), summary=_clean_fields(traj.summary, report),
+                   media=_clean_media(traj, report))
 
 
 def clean(trajs: Trajectory | Iterable[Trajectory]) -> Cleaned:
