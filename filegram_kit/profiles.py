@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from .datafiles import parse_records, read_document
 from .schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, TIERS, Profile, Tier
 from .tasks import load_tasks
 
@@ -68,40 +67,20 @@ def _parse_profile(raw: object, where: str) -> Profile:
                    bool(raw.get("synthetic", False)))
 
 
-def _read_json(path: Path | None) -> tuple[dict, str]:
-    if path is None:
-        text = resources.files("filegram_kit").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
-        return json.loads(text), f"filegram_kit/data/{DATA_FILE}"
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8")), str(path)
-    except json.JSONDecodeError as exc:
-        raise ProfileDataError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-
-
 def load_profiles(path: str | Path | None = None) -> dict[str, Profile]:
     """Profiles by id: the 20 paper personas by default, or those of a file in the same format."""
     if path is None:
         return dict(_paper_profiles())
-    doc, name = _read_json(Path(path))
-    return _parse_document(doc, name)
+    return _parse_document(*read_document(path, DATA_FILE, ProfileDataError))
 
 
-def _parse_document(doc: dict, name: str) -> dict[str, Profile]:
-    if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), list):
-        raise ProfileDataError(f"{name}: expected an object with a 'profiles' list")
-    out: dict[str, Profile] = {}
-    for i, raw in enumerate(doc["profiles"]):
-        profile = _parse_profile(raw, f"{name}: profile {i}")
-        if profile.id in out:
-            raise ProfileDataError(f"{name}: profile {i}: field 'id': duplicate id {profile.id!r}")
-        out[profile.id] = profile
-    return out
+def _parse_document(doc: object, name: str) -> dict[str, Profile]:
+    return parse_records(doc, name, "profiles", _parse_profile, noun="profile", id_field="id", error=ProfileDataError)
 
 
 @cache
 def _paper_profiles() -> tuple[tuple[str, Profile], ...]:
-    doc, name = _read_json(None)
-    return tuple(_parse_document(doc, name).items())
+    return tuple(_parse_document(*read_document(None, DATA_FILE, ProfileDataError)).items())
 
 
 def get_profile(profile_id: str) -> Profile:
@@ -116,7 +95,7 @@ def get_profile(profile_id: str) -> Profile:
 
 def design_pairs() -> list[tuple[Profile, Profile, str]]:
     """The release's designed persona pairs: (a, b, 'fine' | 'coarse')."""
-    doc, _ = _read_json(None)
+    doc, _ = read_document(None, DATA_FILE, ProfileDataError)
     profiles = load_profiles()
     return [(profiles[p["a"]], profiles[p["b"]], p["kind"]) for p in doc["design_pairs"]]
 

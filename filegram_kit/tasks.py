@@ -6,12 +6,11 @@ those at 30-69% (project decision 3: the measured dims, not the release's design
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
+from .datafiles import parse_records, read_document
 from .schema import DIMENSION_CODES, Task
 
 DATA_FILE = "tasks.json"
@@ -51,32 +50,19 @@ def _parse_task(raw: object, where: str) -> Task:
 
 
 def _parse_document(doc: object, name: str) -> dict[str, Task]:
-    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), list):
-        raise TaskDataError(f"{name}: expected an object with a 'tasks' list")
-    out: dict[str, Task] = {}
-    for i, raw in enumerate(doc["tasks"]):
-        task = _parse_task(raw, f"{name}: task {i}")
-        if task.id in out:
-            raise TaskDataError(f"{name}: task {i}: field 'task_id': duplicate id {task.id}")
-        out[task.id] = task
-    return out
+    return parse_records(doc, name, "tasks", _parse_task, noun="task", id_field="task_id", error=TaskDataError)
 
 
 @cache
 def _paper_tasks() -> tuple[tuple[str, Task], ...]:
-    text = resources.files("filegram_kit").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
-    return tuple(_parse_document(json.loads(text), f"filegram_kit/data/{DATA_FILE}").items())
+    return tuple(_parse_document(*read_document(None, DATA_FILE, TaskDataError)).items())
 
 
 def load_tasks(path: str | Path | None = None) -> dict[str, Task]:
     """Tasks by id: the paper's 32 by default, or those of a file in the same format."""
     if path is None:
         return dict(_paper_tasks())
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise TaskDataError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return _parse_document(doc, str(path))
+    return _parse_document(*read_document(path, DATA_FILE, TaskDataError))
 
 
 def get_task(task_id: str | int) -> Task:
