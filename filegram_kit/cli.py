@@ -103,6 +103,24 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 1 if trajs.quarantine else 0
 
 
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from .engine import build_corpus, count_events, format_comparison
+
+    if args.stats is not None:
+        counts, n = count_events(args.stats)
+        if not n:
+            print(f"error: no trajectories under {args.stats}", file=sys.stderr)
+            return 2
+        print(format_comparison(counts, n))
+        return 0
+    if args.out is None:
+        print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
+        return 2
+    report = build_corpus(args.out, seed=args.seed, profiles=args.profiles, tasks=args.tasks, workers=args.workers)
+    print(report)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filegram", description=__doc__)
     parser.add_argument("--version", action="version", version=f"filegram_kit {__version__}")
@@ -129,6 +147,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
     p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("corpus", help="build the trace corpus offline, or compare one with paper Table 5")
+    p.add_argument("--out", type=Path, help="build (or resume building) the corpus in this folder")
+    p.add_argument("--stats", type=Path, metavar="DIR", help="print event counts of DIR against paper Table 5")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profiles", nargs="+", metavar="ID", help="only these personas (e.g. p1 p7)")
+    p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (e.g. T-05 t12)")
+    p.add_argument("--workers", type=int, help="parallel processes (default: all cores)")
+    p.set_defaults(func=cmd_corpus)
 
     for name, func, text in (("validate", cmd_validate, "check trajectories against the event schema"),
                              ("clean", cmd_clean, "drop metadata events, strip generator fields, anonymise paths")):

@@ -1,0 +1,185 @@
+"""What the offline agent writes: documents built from what it read, in the persona's style.
+
+The agent keeps `Fact`s from each file it read (title, informative lines, labelled numbers) and
+composes its outputs from them, so an output file really carries the workspace's content. Style
+knobs come from the policy: language (en/zh), tone (formal/professional/casual), heading depth,
+target length, Markdown tables, figure references. `revise` produces real edits of a given size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+import numpy as np
+
+_LINE_NO = re.compile(r"^\s*\d+\t")
+_NUMBER = re.compile(r"(?P<label>[A-Za-z][A-Za-z &/()-]{2,40}?)\s*[:=]\s*[$€£¥]?(?P<value>-?\d[\d,]*(?:\.\d+)?)")
+
+SECTIONS = {  # section key -> (English, Chinese)
+    "overview": ("Overview", "概述"), "findings": ("Key findings", "主要发现"), "details": ("Details", "详细内容"),
+    "sources": ("Sources", "资料来源"), "next": ("Next steps", "后续步骤"), "risks": ("Open issues", "待解决问题"),
+    "figures": ("Figures", "图表"), "data": ("Data summary", "数据汇总"), "appendix": ("Appendix", "附录"),
+    "method": ("Method", "工作方法"), "notes": ("Notes", "备注"), "index": ("Index", "索引"),
+    "changes": ("Change log", "修改记录"), "structure": ("Folder structure", "目录结构"),
+}
+OPENERS = {  # (language, tone tier) -> opening sentence template
+    ("en", "L"): "This document presents a systematic account of {topic}, compiled from {n} source files.",
+    ("en", "M"): "This document summarises {topic} based on {n} files in the workspace.",
+    ("en", "R"): "Quick notes on {topic} - pulled from {n} files.",
+    ("zh", "L"): "本文档基于{n}份资料，对{topic}进行了系统的梳理与说明。",
+    ("zh", "M"): "本文档根据工作区中的{n}个文件，总结了{topic}。",
+    ("zh", "R"): "简单记一下{topic}，参考了{n}个文件。",
+}
+LINKS = {
+    ("en", "L"): ["Furthermore, {s}", "It should be noted that {s}", "In addition, {s}", "Accordingly, {s}"],
+    ("en", "M"): ["{s}", "Also, {s}", "Note: {s}"],
+    ("en", "R"): ["{s}", "btw {s}", "{s} - worth a look"],
+    ("zh", "L"): ["此外，{s}", "需要指出的是，{s}", "据资料显示，{s}"],
+    ("zh", "M"): ["{s}", "另外，{s}", "注意：{s}"],
+    ("zh", "R"): ["{s}", "顺便说下，{s}", "{s}（值得看看）"],
+}
+SOURCE_WORD = {"en": "Source", "zh": "来源"}
+FIGURE_WORD = {"en": "Figure", "zh": "图"}
+
+
+@dataclass
+class Fact:
+    """What the agent retained from one file it read."""
+
+    source: str
+    title: str
+    lines: list[str] = field(default_factory=list)
+    numbers: list[tuple[str, float]] = field(default_factory=list)
+
+
+def extract_fact(source: str, observed: str, keep: int = 6) -> Fact:
+    """Title, informative lines and labelled numbers from a read tool's numbered output."""
+    raw = [_LINE_NO.sub("", line).strip() for line in observed.splitlines()]
+    lines = [line.lstrip("#>*- ").strip() for line in raw if line.strip()]
+    title = next((line for line in lines if len(line) > 3), PurePosixPath(source).stem)[:90]
+    scored = sorted(((-(sum(c.isdigit() for c in line) > 0) - (len(line) > 40), i, line)
+                     for i, line in enumerate(lines[1:]) if 20 <= len(line) <= 220 and "|" not in line))
+    body = [line for _, _, line in sorted(scored, key=lambda t: t[:2])[:keep]]
+    numbers = []
+    for line in lines:
+        for m in _NUMBER.finditer(line):
+            value = float(m["value"].replace(",", ""))
+            numbers.append((m["label"].strip()[:30], value))
+    return Fact(source, title, body, numbers[:8])
+
+
+@dataclass(frozen=True)
+class Style:
+    lang: str = "en"  # en | zh
+    tone: str = "M"  # L formal / M professional / R casual
+    heading_depth: int = 2  # deepest heading level used (1..4)
+    target_chars: int = 1500
+    tables: int = 0  # Markdown tables to include
+    figures: tuple[str, ...] = ()  # relative paths of figure files to reference
+    bullets: bool = False  # minimal style: flat bullets instead of prose
+
+
+def heading(key: str, lang: str) -> str:
+    return SECTIONS[key][1 if lang == "zh" else 0]
+
+
+def _sentence(fact: Fact, style: Style, rng: np.random.Generator) -> str:
+    line = fact.lines[int(rng.integers(len(fact.lines)))] if fact.lines else fact.title
+    template = LINKS[(style.lang, style.tone)][int(rng.integers(len(LINKS[(style.lang, style.tone)])))]
+    return template.format(s=line.rstrip(".") + ("" if style.lang == "zh" else "."))
+
+
+def markdown_table(facts: list[Fact], lang: str, rows: int = 6) -> str:
+    """A Markdown table of labelled numbers (or of sources when the facts carry none)."""
+    numbers = [(f.source, label, value) for f in facts for label, value in f.numbers][:rows]
+    if numbers:
+        head = ("| 文件 | 指标 | 数值 |" if lang == "zh" else "| Source | Metric | Value |")
+        body = [f"| {PurePosixPath(s).name} | {label} | {value:g} |" for s, label, value in numbers]
+    else:
+        head = "| 文件 | 主题 |" if lang == "zh" else "| File | Topic |"
+        body = [f"| {PurePosixPath(f.source).name} | {f.title[:50]} |" for f in facts[:rows]]
+    return "\n".join([head, "|" + "---|" * (head.count("|") - 1), *body])
+
+
+def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.Generator) -> str:
+    """A report on `topic` from `facts`, grown section by section until it reaches the target length."""
+    lang, h = style.lang, (lambda level, key: "#" * min(level, style.heading_depth) + " " + heading(key, lang))
+    out = [f"# {topic}", "", OPENERS[(lang, style.tone)].format(topic=topic, n=max(1, len(facts))), ""]
+    keys = ["overview", "findings", "details", "risks", "next"] if style.heading_depth > 1 else ["findings"]
+    figures = list(style.figures)
+    tables = style.tables
+    order = list(rng.permutation(len(facts))) if facts else []
+    for section, key in enumerate(keys):
+        out += [h(2, key), ""]
+        chunk = [facts[i] for i in order[section::len(keys)]] or facts[:1]
+        for fact in chunk:
+            if style.heading_depth >= 3 and not style.bullets:
+                out += ["#" * min(3, style.heading_depth) + " " + fact.title[:70], ""]
+            if style.bullets:
+                out += [f"- {_sentence(fact, style, rng)}" for _ in range(min(2, max(1, len(fact.lines))))]
+            else:
+                out += [" ".join(_sentence(fact, style, rng) for _ in range(2)), ""]
+            if style.heading_depth >= 4 and fact.numbers:
+                out += ["#### " + heading("data", lang), ""] + [f"- {lab}: {val:g}" for lab, val in fact.numbers[:3]]
+                out.append("")
+        if tables and key in ("findings", "details"):
+            out += [markdown_table(chunk or facts, lang), ""]
+            tables -= 1
+        if figures and key in ("findings", "details", "overview"):
+            path = figures.pop(0)
+            n = len(style.figures) - len(figures)
+            out += [f"![{FIGURE_WORD[lang]} {n}]({path})", "", f"*{FIGURE_WORD[lang]} {n}: {topic}*", ""]
+        if sum(map(len, out)) >= style.target_chars and section >= 1:
+            break
+    out += _pad(facts, style, rng, style.target_chars - sum(len(line) + 1 for line in out))
+    if style.heading_depth > 1 and facts:
+        out += [h(2, "sources"), ""] + [f"- {SOURCE_WORD[lang]}: {f.source}" for f in facts[:12]]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _pad(facts: list[Fact], style: Style, rng: np.random.Generator, missing: int) -> list[str]:
+    """More sentences from the facts (without repeating forever) until the length target is met."""
+    out: list[str] = []
+    pool = [(f, line) for f in facts for line in f.lines] or [(Fact("-", "-"), "-")]
+    while missing > 0 and len(out) < 3 * len(pool):
+        fact, line = pool[int(rng.integers(len(pool)))]
+        text = ("- " if style.bullets else "") + _sentence(Fact(fact.source, fact.title, [line]), style, rng)
+        out.append(text)
+        missing -= len(text) + 1
+    return ["## " + heading("notes", style.lang), "", *out, ""] if out else []
+
+
+def compose_index(title: str, entries: list[tuple[str, str]], lang: str) -> str:
+    """A README/index listing files (path, one-line description)."""
+    lines = [f"# {title}", "", f"## {heading('index', lang)}", ""]
+    lines += [f"- [{PurePosixPath(p).name}]({p}) - {d}" for p, d in entries]
+    return "\n".join(lines) + "\n"
+
+
+def data_csv(facts: list[Fact]) -> str:
+    rows = [(PurePosixPath(f.source).name, label, value) for f in facts for label, value in f.numbers]
+    if not rows:
+        rows = [(PurePosixPath(f.source).name, "lines", float(len(f.lines))) for f in facts]
+    return "source,metric,value\n" + "".join(f"{s},{m.replace(',', ' ')},{v:g}\n" for s, m, v in rows)
+
+
+def revise(text: str, lines: int, rng: np.random.Generator, lang: str = "en") -> tuple[str, str] | None:
+    """An (old, new) pair for the edit tool that changes about `lines` lines of `text`."""
+    body = text.splitlines(keepends=True)
+    candidates = [i for i, line in enumerate(body) if line.strip() and not line.startswith("#")]
+    if not candidates:
+        return None
+    start = candidates[int(rng.integers(len(candidates)))]
+    span = min(max(1, lines // 2), len(body) - start)
+    old = "".join(body[start:start + span])
+    if old.strip() == "" or text.count(old) != 1:
+        return None
+    note = "（已核对）" if lang == "zh" else " (checked)"
+    new_lines = [line.rstrip("\n") + note + "\n" for line in body[start:start + span]]
+    extra = max(0, lines - span)
+    word = "补充" if lang == "zh" else "Added"
+    new_lines += [f"- {word} {k + 1}: {body[candidates[int(rng.integers(len(candidates)))]].strip()[:100]}\n"
+                  for k in range(extra)]
+    return old, "".join(new_lines)

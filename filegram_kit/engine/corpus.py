@@ -1,0 +1,184 @@
+"""Build a corpus: every persona on every task, in parallel, resumable and byte-deterministic.
+
+    out/
+      corpus.json          seed, engine version, personas, tasks, trajectory count
+      perturbations.json   which trajectories had one dimension shifted one tier (ground truth)
+      signal/<profile>_<task>/{events.json, summary.json, media/}   the release layout
+      workspaces/<seed>/<task>/                                     task templates, built once
+
+Each trajectory runs in a fresh copy of its task's workspace template, in a temporary sandbox, and
+lands in `signal/` by one atomic rename: an interrupted build leaves only hidden temp folders,
+which the next run removes and redoes; finished trajectories are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .. import atomic
+from ..media import MediaStore
+from ..profiles import Perturbation, get_profile, load_profiles, perturbation_schedule
+from ..schema import Profile, Task
+from ..tasks import get_task, load_tasks
+from ..workspace import ensure_template
+from .agent import OfflineAgent
+from .policy import make_policy
+from .recorder import Recorder, SimClock
+from .tools import ToolBox
+
+ENGINE_VERSION = 1
+START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
+
+
+class CorpusError(RuntimeError):
+    """The output folder holds something this build must not overwrite or mix with."""
+
+
+def _stable(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+def trajectory_id(profile: Profile | str, task: Task | str) -> str:
+    pid = profile.id if isinstance(profile, Profile) else profile
+    tid = task.id if isinstance(task, Task) else task
+    return f"{pid}_{tid}"
+
+
+def _write_events(directory: Path, events: list[dict], summary: dict, media: MediaStore) -> None:
+    if media.entries:
+        media.flush()
+    atomic.write_json(directory / "summary.json", summary)
+    atomic.write_json(directory / "events.json", events)
+
+
+def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *, seed: int = 0,
+                        perturbation: Perturbation | None = None, workspace_cache: str | Path) -> Path:
+    """Run the offline agent for one persona on one task; returns `signal_dir/<profile>_<task>`."""
+    tid = trajectory_id(profile, task)
+    rng = np.random.default_rng([seed, _stable(profile.id), _stable(task.id)])
+    template = ensure_template(task, workspace_cache, seed=seed)
+    signal_dir = Path(signal_dir)
+    signal_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{tid}.", dir=signal_dir))
+    sandbox_parent = Path(tempfile.mkdtemp(prefix="filegram-sandbox-"))
+    try:
+        sandbox = sandbox_parent / tid
+        shutil.copytree(template, sandbox, ignore=shutil.ignore_patterns(".complete"))
+        clock = SimClock(START_MS + float(rng.integers(0, 60 * 86_400_000)))
+        media = MediaStore(staging / "media", clock=clock.now)
+        recorder = Recorder(root=sandbox, trajectory_id=tid, profile_id=profile.id, clock=clock, rng=rng,
+                            media=media)
+        policy = make_policy(profile, task, perturbation=perturbation, rng=rng)
+        agent = OfflineAgent(profile, task, policy, ToolBox(sandbox, recorder, clock, rng), recorder, clock, rng)
+        summary = agent.run()
+        _write_events(staging, recorder.events, summary, media)
+        final = signal_dir / tid
+        if final.exists():
+            shutil.rmtree(final)
+        staging.rename(final)
+        return final
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(sandbox_parent, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Job:
+    profile: Profile
+    task: Task
+    perturbation: Perturbation | None
+
+    @property
+    def id(self) -> str:
+        return trajectory_id(self.profile, self.task)
+
+
+def plan_jobs(profiles: Sequence[Profile], tasks: Sequence[Task], *, seed: int = 0) -> list[Job]:
+    """Every persona x task, with the perturbation schedule (5 of 8 candidate tasks per persona) applied."""
+    shifts = {p.trajectory_id: p for p in perturbation_schedule(profiles, seed=seed)}
+    return [Job(p, t, shifts.get(trajectory_id(p, t))) for p in profiles for t in tasks]
+
+
+def _run_job(job: Job, signal_dir: str, seed: int, cache: str) -> str:
+    generate_trajectory(job.profile, job.task, signal_dir, seed=seed, perturbation=job.perturbation,
+                        workspace_cache=cache)
+    return job.id
+
+
+def _check_manifest(out: Path, manifest: dict) -> None:
+    path = out / "corpus.json"
+    if not path.exists():
+        return
+    old = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("seed", "engine_version"):
+        if old.get(key) != manifest[key]:
+            raise CorpusError(f"{out} holds a corpus built with {key}={old.get(key)!r}, not {manifest[key]!r}; "
+                              "use another --out folder or delete this one")
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    out: Path
+    built: int
+    skipped: int
+
+    def __str__(self) -> str:
+        return f"{self.out}: built {self.built} trajectories, {self.skipped} already there"
+
+
+def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
+                 tasks: Iterable[Task | str] | None = None, workers: int | None = None,
+                 progress: bool | None = None) -> BuildReport:
+    """Build (or finish building) the corpus in `out`; returns how many trajectories were run."""
+    out = Path(out)
+    chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
+    chosen_t = [t if isinstance(t, Task) else get_task(t) for t in (tasks or load_tasks().values())]
+    jobs = plan_jobs(chosen_p, chosen_t, seed=seed)
+    manifest = {"engine_version": ENGINE_VERSION, "seed": seed, "profiles": [p.id for p in chosen_p],
+                "tasks": [t.id for t in chosen_t], "trajectories": len(jobs)}
+    _check_manifest(out, manifest)
+    signal = out / "signal"
+    signal.mkdir(parents=True, exist_ok=True)
+    for leftover in signal.glob(".*"):  # half-written trajectories of an interrupted run
+        shutil.rmtree(leftover, ignore_errors=True)
+    cache = out / "workspaces"
+    disable = None if progress is None else not progress
+    for task in tqdm(chosen_t, desc="workspaces", unit="task", disable=disable):
+        ensure_template(task, cache, seed=seed)
+    todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
+    _run_all(todo, signal, seed, cache, workers, disable)
+    atomic.write_json(out / "perturbations.json", [
+        {"trajectory_id": j.id, "profile_id": j.profile.id, "task_id": j.task.id,
+         "dimension": j.perturbation.dimension, "from_tier": j.perturbation.from_tier.value,
+         "to_tier": j.perturbation.to_tier.value} for j in jobs if j.perturbation is not None])
+    atomic.write_json(out / "corpus.json", manifest)
+    return BuildReport(out, len(todo), len(jobs) - len(todo))
+
+
+def _run_all(todo: list[Job], signal: Path, seed: int, cache: Path, workers: int | None, disable) -> None:
+    workers = max(1, min(workers or os.cpu_count() or 1, len(todo) or 1))
+    bar = tqdm(total=len(todo), desc="trajectories", unit="traj", disable=disable)
+    if workers == 1:
+        for job in todo:
+            _run_job(job, str(signal), seed, str(cache))
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_run_job, job, str(signal), seed, str(cache)) for job in todo]
+            for future in as_completed(futures):
+                future.result()
+                bar.update()
+    bar.close()

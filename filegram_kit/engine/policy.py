@@ -1,0 +1,129 @@
+"""Tiers -> behavior: the knobs the offline agent follows in one trajectory.
+
+A persona's tier only shows where the task gives it room. For each dimension the policy decides
+whether this trajectory *expresses* the persona's tier: with probability 0.85 on a dimension the task
+fully activates (paper Table 10), 0.5 on a partial one and 0.12 otherwise; when it does not, the agent
+falls back to the task's neutral behavior (`NEUTRAL`). A perturbed dimension is always expressed.
+
+Every knob is drawn from a distribution whose tier means differ but whose spreads overlap, and each
+trajectory draws its own values, so adjacent tiers are not trivially separable and no two runs of a
+persona look the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..profiles import Perturbation
+from ..schema import DIMENSION_CODES, Profile, Task, Tier
+
+EXPRESSION = {"full": 0.85, "partial": 0.5, "none": 0.12}
+NEUTRAL = {"A": Tier.L, "B": Tier.M, "C": Tier.M, "D": Tier.R, "E": Tier.R, "F": Tier.R}
+
+
+def _pick(tier: Tier, l, m, r):  # noqa: E741 - L/M/R columns read like the paper's tables
+    return {Tier.L: l, Tier.M: m, Tier.R: r}[tier]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Effective tiers, what this trajectory shows, and the drawn behavior knobs."""
+
+    tiers: dict[str, Tier]  # persona tiers after the perturbation
+    shown: dict[str, Tier]  # tiers whose behavior this trajectory shows
+    lang: str
+    tone: Tier
+    naming: Tier
+    separator: str  # "_" or "-" in the file names this persona invents
+    knobs: dict[str, float] = field(default_factory=dict)
+    perturbation: Perturbation | None = None
+
+    def __getitem__(self, name: str) -> float:
+        return self.knobs[name]
+
+    def int(self, name: str) -> int:
+        return int(round(self.knobs[name]))
+
+
+def effective_tiers(profile: Profile, perturbation: Perturbation | None) -> dict[str, Tier]:
+    tiers = dict(profile.tiers)
+    if perturbation is not None:
+        if tiers[perturbation.dimension] != perturbation.from_tier:
+            raise ValueError(f"perturbation {perturbation.trajectory_id}: profile {profile.id} has "
+                             f"{perturbation.dimension}={tiers[perturbation.dimension]}, not {perturbation.from_tier}")
+        tiers[perturbation.dimension] = perturbation.to_tier
+    return tiers
+
+
+def _shown(task: Task, tiers: dict[str, Tier], perturbation: Perturbation | None,
+           rng: np.random.Generator) -> dict[str, Tier]:
+    shown = {}
+    for dim in DIMENSION_CODES:
+        level = "full" if dim in task.dims_full else "partial" if dim in task.dims_partial else "none"
+        forced = perturbation is not None and perturbation.dimension == dim
+        shown[dim] = tiers[dim] if forced or rng.random() < EXPRESSION[level] else NEUTRAL[dim]
+    return shown
+
+
+def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
+    """Draw one trajectory's behavior; `s` holds the shown tier per dimension."""
+    u, n, p = rng.uniform, rng.normal, rng.poisson
+    a, b, c, d, e, f = (s[k] for k in DIMENSION_CODES)
+    return {
+        # A: consumption
+        "read_fraction": _pick(a, u(0.55, 0.95), u(0.2, 0.5), u(0.45, 0.85)),
+        "read_cap": max(2.0, _pick(a, n(9, 3), n(5, 1.5), n(7.5, 2.5))),
+        "full_read_p": _pick(a, u(0.75, 1.0), u(0.15, 0.45), u(0.0, 0.25)),
+        "window_fraction": _pick(a, u(0.6, 1.0), u(0.2, 0.55), u(0.1, 0.35)),
+        "revisits": _pick(a, 1 + p(1.4), p(0.6), p(0.2)),
+        "searches": _pick(a, float(rng.random() < 0.05), 1 + p(0.5), float(rng.random() < 0.1)),
+        "browses": _pick(a, 1 + p(1.8), 1 + p(1.6), 2 + p(2.8)),
+        "batch_reads_p": _pick(a, 0.3, 0.4, 0.65),
+        # B: production
+        "target_chars": _pick(b, u(3000, 6500), u(1000, 3000), u(300, 1000)),
+        "heading_depth": _pick(b, float(rng.choice([3, 4, 4])), float(rng.choice([2, 3])), float(rng.choice([1, 2]))),
+        "aux_files": _pick(b, 2 + p(1.5), p(0.9), float(rng.random() < 0.1)),
+        "bullets_p": _pick(b, 0.05, 0.3, 0.85),
+        # C: organization
+        "dir_depth": _pick(c, float(rng.choice([3, 3, 4])), float(rng.choice([1, 1, 2])), 0.0),
+        "dir_groups": _pick(c, 4 + p(1.5), 2 + p(1.0), float(rng.random() < 0.1)),
+        "script_p": _pick(c, 0.5, 0.5, 0.6),
+        "renames": _pick(c, p(1.2), p(0.6), p(0.2)),
+        "readme_per_dir_p": _pick(c, 0.6, 0.15, 0.0),
+        # D: iteration
+        "own_edits": _pick(d, 2 + p(2.0), p(1.5), float(rng.random() < 0.15)),
+        "edit_lines": _pick(d, u(1, 9), u(4, 24), u(25, 60)),
+        "input_edits": _pick(d, 2 + p(1.2), 1 + p(0.6), 0.0),
+        "backup_p": _pick(d, 0.75, 0.4, 0.05),
+        "overwrite_p": _pick(d, 0.02, 0.15, 0.6),
+        # E: curation
+        "scratch_p": _pick(e, 0.35, 0.25, 0.3),
+        "delete_scratch_p": _pick(e, 0.6, 0.3, 0.0),
+        "delete_junk_p": _pick(e, 0.8, 0.35, 0.05),
+        "junk_cap": _pick(e, 1 + p(1.0), 1 + p(0.5), 1.0),
+        "archive_p": _pick(e, 0.05, 0.25, 0.0),
+        # F: modality
+        "charts": _pick(f, 1 + float(rng.random() < 0.4), float(rng.random() < 0.1), 0.0),
+        "data_files": _pick(f, float(rng.random() < 0.7), float(rng.random() < 0.25), 0.0),
+        "tables": _pick(f, float(rng.random() < 0.5), 1 + float(rng.random() < 0.4), 0.0),
+        "image_reads": _pick(f, 1 + p(1.2), p(0.5), 0.0),
+        # run noise
+        "error_rate": u(0.0, 0.05),
+        "context_budget": u(10_000, 32_000),
+        "think_scale": rng.lognormal(0.0, 0.25),
+        "checks": p(2.0),  # look-ups that leave no file event (cat, wc, find)
+    }
+
+
+def make_policy(profile: Profile, task: Task, *, perturbation: Perturbation | None = None,
+                rng: np.random.Generator) -> Policy:
+    tiers = effective_tiers(profile, perturbation)
+    shown = _shown(task, tiers, perturbation, rng)
+    digest = hashlib.sha256(profile.id.encode()).digest()
+    return Policy(tiers=tiers, shown=shown, lang=profile.lang,
+                  tone=profile.attributes.get("tone", tiers["B"]) if shown["B"] == tiers["B"] else Tier.M,
+                  naming=shown["C"] if shown["C"] == tiers["C"] else profile.attributes.get("naming", Tier.M),
+                  separator="-" if digest[0] % 4 == 0 else "_", knobs=_knobs(shown, rng), perturbation=perturbation)

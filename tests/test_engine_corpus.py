@@ -1,0 +1,203 @@
+"""The corpus builder and the offline agent: determinism, resume, perturbations and behavioral signal."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from filegram_kit.engine import CorpusError, build_corpus, count_events, generate_trajectory, table5
+from filegram_kit.engine.charts import bar_chart_png
+from filegram_kit.engine.policy import NEUTRAL, make_policy
+from filegram_kit.profiles import Perturbation, get_profile, load_profiles, perturbation_schedule
+from filegram_kit.schema import RETAINED_EVENT_TYPES, Tier
+from filegram_kit.tasks import get_task
+from filegram_kit.traces import clean, load_trajectories
+
+PROFILES, TASKS = ["p1", "p3"], ["T-03", "T-09", "T-12"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corpus")
+    report = build_corpus(out, profiles=PROFILES, tasks=TASKS, workers=2, progress=False)
+    return out, report
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "signal").rglob("*"))
+            if p.is_file()}
+
+
+def test_build_writes_the_release_layout_and_manifests(built):
+    out, report = built
+    assert (report.built, report.skipped) == (6, 0)
+    ids = sorted(p.name for p in (out / "signal").iterdir())
+    assert ids == sorted(f"{get_profile(p).id}_{t}" for p in PROFILES for t in TASKS)
+    for name in ids:
+        assert {"events.json", "summary.json", "media"} <= {p.name for p in (out / "signal" / name).iterdir()}
+    manifest = json.loads((out / "corpus.json").read_text())
+    assert manifest["trajectories"] == 6 and manifest["seed"] == 0
+    expected = [p for p in perturbation_schedule([get_profile(p) for p in PROFILES]) if p.task_id in TASKS]
+    assert [r["trajectory_id"] for r in json.loads((out / "perturbations.json").read_text())] == [
+        p.trajectory_id for p in expected]
+
+
+def test_generated_trajectories_load_validate_and_clean(built):
+    out, _ = built
+    trajs = load_trajectories(out, check_media=True)
+    assert len(trajs) == 6 and not trajs.quarantine
+    cleaned, report = clean(trajs)
+    assert 0.6 < report.metadata_share < 0.85
+    for traj in cleaned:
+        assert {e.event_type for e in traj.events} <= set(RETAINED_EVENT_TYPES)
+        assert all("sandbox" not in json.dumps(e.fields) for e in traj.events)
+        writes = [e for e in traj.events if e.event_type == "file_write" and e.get("media_ref")]
+        for event in writes:  # the blob is the content that was written
+            assert len(traj.content(event["media_ref"])) == event["content_length"]
+
+
+def test_summary_agrees_with_the_events(built):
+    out, _ = built
+    for directory in (out / "signal").iterdir():
+        events = json.loads((directory / "events.json").read_text())
+        summary = json.loads((directory / "summary.json").read_text())
+        counts = Counter(e["event_type"] for e in events)
+        assert summary["total_events"] == len(events)
+        assert summary["total_tool_calls"] == counts["tool_call"] == len(summary["tool_sequence"])
+        assert summary["total_iterations"] == counts["iteration_start"] == counts["iteration_end"]
+        assert summary["context_switch_count"] == counts["context_switch"]
+        assert summary["error_count"] == counts["error_encounter"]
+        stamps = [e["timestamp"] for e in events]
+        assert stamps == sorted(stamps)  # one simulated clock, never running backwards
+        assert events[0]["event_type"] == "session_start" and events[-1]["event_type"] == "session_end"
+
+
+def test_same_seed_same_bytes_whatever_the_worker_count(built, tmp_path):
+    out, _ = built
+    build_corpus(tmp_path, profiles=PROFILES, tasks=TASKS, workers=1, progress=False)
+    assert snapshot(tmp_path) == snapshot(out)
+
+
+def test_another_seed_gives_other_runs(tmp_path):
+    profile, task = get_profile("p1"), get_task("T-09")
+    a = generate_trajectory(profile, task, tmp_path / "a", seed=0, workspace_cache=tmp_path / "ws")
+    b = generate_trajectory(profile, task, tmp_path / "b", seed=1, workspace_cache=tmp_path / "ws")
+    assert (a / "events.json").read_bytes() != (b / "events.json").read_bytes()
+
+
+def test_resume_redoes_only_missing_and_half_written_trajectories(built, tmp_path):
+    out, _ = built
+    build_corpus(tmp_path, profiles=PROFILES, tasks=TASKS, workers=1, progress=False)
+    before = snapshot(tmp_path)
+    signal = tmp_path / "signal"
+    victim = sorted(signal.iterdir())[0]
+    kept = sorted(signal.iterdir())[1]
+    mtime = (kept / "events.json").stat().st_mtime_ns
+    import shutil
+
+    shutil.rmtree(victim)
+    half = signal / f".{victim.name}.interrupted"
+    (half / "media").mkdir(parents=True)
+    (half / "events.json").write_text("[{\"event_type\": ")  # what a killed run leaves behind
+    report = build_corpus(tmp_path, profiles=PROFILES, tasks=TASKS, workers=1, progress=False)
+    assert (report.built, report.skipped) == (1, 5)
+    assert not half.exists()
+    assert (kept / "events.json").stat().st_mtime_ns == mtime
+    assert snapshot(tmp_path) == before
+
+
+def test_a_corpus_folder_of_another_seed_is_refused(built):
+    out, _ = built
+    with pytest.raises(CorpusError, match="seed=0"):
+        build_corpus(out, seed=3, profiles=PROFILES, tasks=TASKS, workers=1, progress=False)
+
+
+def test_table5_scales_counts_to_640(built):
+    out, _ = built
+    counts, n = count_events(out)
+    frame = table5(counts, n)
+    row = frame.filter(frame["event_type"] == "file_read").row(0, named=True)
+    assert row["ours"] == counts["file_read"] and row["ours_per_640"] == pytest.approx(counts["file_read"] * 640 / 6,
+                                                                                       abs=0.05)
+
+
+# -- behavior ----------------------------------------------------------------------------------
+def test_perturbed_dimension_is_always_expressed_at_the_shifted_tier():
+    profile, task = get_profile("p1"), get_task("T-12")
+    shift = Perturbation(profile.id, task.id, "D", Tier.L, Tier.M)
+    for seed in range(20):
+        policy = make_policy(profile, task, perturbation=shift, rng=np.random.default_rng(seed))
+        assert policy.tiers["D"] == Tier.M and policy.shown["D"] == Tier.M
+    with pytest.raises(ValueError, match="not R"):
+        make_policy(profile, task, perturbation=Perturbation(profile.id, task.id, "D", Tier.R, Tier.M),
+                    rng=np.random.default_rng(0))
+
+
+def test_inactive_dimensions_mostly_fall_back_to_neutral_behavior():
+    profile, task = get_profile("p1"), get_task("T-03")  # T-03 activates B fully, C and E partially; A not at all
+    shown = [make_policy(profile, task, rng=np.random.default_rng(s)).shown for s in range(400)]
+    persona_a = np.mean([s["D"] == profile.tiers["D"] for s in shown])
+    assert profile.tiers["D"] != NEUTRAL["D"] and persona_a < 0.25
+    assert np.mean([s["B"] == profile.tiers["B"] for s in shown]) > 0.75
+    assert 0.3 < np.mean([s["C"] == profile.tiers["C"] for s in shown]) < 0.7
+
+
+def _counts(tmp_path, profile_id: str, task_ids: list[str], event_type: str) -> list[int]:
+    out = []
+    for task_id in task_ids:
+        path = generate_trajectory(get_profile(profile_id), get_task(task_id), tmp_path / "signal",
+                                   workspace_cache=tmp_path / "ws")
+        events = json.loads((path / "events.json").read_text())
+        out.append(sum(e["event_type"] == event_type for e in events))
+    return out
+
+
+def _personas(dim: str, tier: str) -> list[str]:
+    return [p.id for p in load_profiles().values() if p.tiers[dim].value == tier]
+
+
+def test_search_first_readers_search_more(tmp_path):
+    tasks = ["T-01", "T-06", "T-16", "T-17"]  # A fully activated
+    searchers = [n for p in _personas("A", "M")[:3] for n in _counts(tmp_path, p, tasks, "file_search")]
+    deep = [n for p in _personas("A", "L")[:3] for n in _counts(tmp_path, p, tasks, "file_search")]
+    assert np.mean(searchers) > np.mean(deep) + 0.5
+
+
+def test_iteration_tier_shows_on_iterate_tasks_and_fades_elsewhere(tmp_path):
+    incremental, rewriters = _personas("D", "L")[:3], _personas("D", "R")[:3]
+    on = ["T-11", "T-12", "T-13"]  # D fully activated
+    off = ["T-01", "T-06", "T-22"]  # D not activated
+    gap_on = np.mean([n for p in incremental for n in _counts(tmp_path, p, on, "file_edit")]) - np.mean(
+        [n for p in rewriters for n in _counts(tmp_path, p, on, "file_edit")])
+    gap_off = np.mean([n for p in incremental for n in _counts(tmp_path, p, off, "file_edit")]) - np.mean(
+        [n for p in rewriters for n in _counts(tmp_path, p, off, "file_edit")])
+    assert gap_on > 2 and abs(gap_off) < gap_on / 3
+
+
+def test_charts_are_real_png_images():
+    data = bar_chart_png("Revenue", [("q1", 3.0), ("q2", 5.5), ("q3", -1.0)])
+    image = Image.open(io.BytesIO(data))
+    image.verify()
+    assert image.format == "PNG" and image.size == (480, 300)
+    assert data == bar_chart_png("Revenue", [("q1", 3.0), ("q2", 5.5), ("q3", -1.0)])
+
+
+def test_cli_builds_a_corpus_and_compares_it_with_table5(tmp_path, capsys):
+    from filegram_kit.cli import main
+
+    assert main(["corpus", "--out", str(tmp_path), "--profiles", "p2", "--tasks", "T-09", "--workers", "1"]) == 0
+    assert "built 1 trajectories" in capsys.readouterr().out
+    assert main(["corpus", "--stats", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    counts, _ = count_events(tmp_path)
+    line = next(row for row in text.splitlines() if row.startswith("file_read "))
+    assert int(line.split()[1]) == counts["file_read"]
+    assert "retained types within +-25%" in text and "simulation-metadata share" in text
+    assert main(["corpus", "--stats", str(tmp_path / "nothing")]) == 2
+    assert main(["corpus"]) == 2
