@@ -4,25 +4,41 @@
     def table02_dimensions() -> pl.DataFrame: ...
 
 A table function returns the numbers as a polars frame; `reproduce` writes them as `<name>.csv`
-(what tests check) and `<name>.md` (what people read).
+(what tests check) and `<name>.md` (what people read). A figure function returns a `FigureData`
+(the plotly figure and the frame of numbers drawn); `reproduce` adds `<name>.html` (plotly.js
+embedded, opens offline) and `<name>.png`. Artifacts registered with `corpus=True` are computed
+from a trace corpus: their function takes `corpus=PATH`, and `reproduce` passes the default
+640-trajectory corpus (built once into data/corpus) unless told another.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+import plotly.graph_objects as go
 import polars as pl
+
+
+@dataclass(frozen=True)
+class FigureData:
+    """What a figure function returns: the figure and the numbers it draws (saved as the .csv)."""
+
+    figure: go.Figure
+    data: pl.DataFrame
 
 
 @dataclass(frozen=True)
 class Artifact:
     name: str  # output file stem
-    function: Callable[[], pl.DataFrame]
+    function: Callable[..., Any]  # () -> DataFrame | FigureData, or (corpus=PATH) -> ... when `corpus`
     title: str
     paper: str | None  # e.g. "Table 2"; None for project-only outputs
     notebook: str | None  # the notebook that explores it
     note: str = ""  # caption line under the title
+    corpus: bool = False  # computed from a trace corpus (the function takes `corpus=`)
+    figure: bool = False  # returns FigureData: also written as .html and .png
 
     @property
     def qualname(self) -> str:
@@ -32,11 +48,12 @@ class Artifact:
 ARTIFACTS: dict[str, Artifact] = {}
 
 
-def artifact(name: str, *, title: str, paper: str | None = None, notebook: str | None = None, note: str = ""):
-    def register(fn: Callable[[], pl.DataFrame]) -> Callable[[], pl.DataFrame]:
+def artifact(name: str, *, title: str, paper: str | None = None, notebook: str | None = None, note: str = "",
+             corpus: bool = False, figure: bool = False):
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in ARTIFACTS:
             raise ValueError(f"artifact {name!r} registered twice")
-        ARTIFACTS[name] = Artifact(name, fn, title, paper, notebook, note)
+        ARTIFACTS[name] = Artifact(name, fn, title, paper, notebook, note, corpus, figure)
         return fn
 
     return register

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import polars as pl
 
+from ..engine.stats import METADATA_SHARE_TOLERANCE, TOLERANCE, count_events, table5
 from ..profiles import load_profiles, perturbation_schedule
 from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS
 from ..tasks import load_tasks
@@ -67,3 +71,38 @@ def perturbations() -> pl.DataFrame:
     rows = [{"Trajectory": p.trajectory_id, "Profile": p.profile_id, "Task": p.task_id, "Dim": p.dimension,
              "From": p.from_tier.value, "To": p.to_tier.value} for p in perturbation_schedule(seed=0)]
     return pl.DataFrame(rows)
+
+
+def event_count_table(counts: Counter[str], trajectories: int) -> pl.DataFrame:
+    """Paper Table 5 side by side with ours (`engine.stats.table5`), plus each type's share of all raw
+    events and two total rows, `all retained` and `all metadata`; the latter's `share` is the
+    simulation-metadata share the paper reports as 74.3%."""
+    frame = table5(counts, trajectories)
+    ours_all, paper_all = max(1, int(frame["ours"].sum())), int(frame["paper"].sum())
+    frame = frame.with_columns(share=(pl.col("ours") / ours_all).round(4),
+                               paper_share=(pl.col("paper") / paper_all).round(4))
+    totals = []
+    for retained, label in ((True, "all retained"), (False, "all metadata")):
+        part = frame.filter(pl.col("retained") == retained)
+        ours, paper = int(part["ours"].sum()), int(part["paper"].sum())
+        per_640 = round(ours * 640 / max(1, trajectories), 1)
+        share, paper_share = round(ours / ours_all, 4), round(paper / paper_all, 4)
+        totals.append({"event_type": label, "category": "total", "retained": retained, "ours": ours,
+                       "ours_per_640": per_640, "paper": paper, "ratio": round(per_640 / paper, 3),
+                       "within_tolerance": abs(share - paper_share) <= METADATA_SHARE_TOLERANCE,
+                       "share": share, "paper_share": paper_share})
+    return pl.concat([frame, pl.DataFrame(totals, schema=frame.schema)])
+
+
+@artifact("table05_event_counts", paper="Table 5", notebook="02_trace_generation", corpus=True,
+          title="Table 5: raw event counts by type, ours (20 personas x 32 tasks, seed 0) vs the paper",
+          note=f"`ours_per_640` scales our counts to the paper's 640 trajectories; `within_tolerance`: a retained "
+               f"type within +-{TOLERANCE:.0%} of the paper. `share` is a type's fraction of all raw events; the "
+               f"`all metadata` row's share is the simulation-metadata share (paper 74.3%), in tolerance within "
+               f"+-{METADATA_SHARE_TOLERANCE:.0%} points. clean() keeps the 12 retained types, the atomic actions.")
+def table05_event_counts(corpus: str | Path | None = None) -> pl.DataFrame:
+    if corpus is None:
+        from .corpus_source import default_corpus
+
+        corpus = default_corpus()
+    return event_count_table(*count_events(corpus))

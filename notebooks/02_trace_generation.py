@@ -1,0 +1,170 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium")
+
+with app.setup:
+    import tempfile
+    from pathlib import Path
+
+    import marimo as mo
+    import polars as pl
+
+    import filegram_kit as fk
+    from filegram_kit.engine import generate_trajectory
+    from filegram_kit.report import trace_views as tv
+    from filegram_kit.workspace import ensure_template
+
+    PROFILES = fk.load_profiles()
+    TASKS = fk.load_tasks()
+    SCRATCH = tempfile.TemporaryDirectory(prefix="filegram-nb02-")  # removed when the kernel exits
+    WORK = Path(SCRATCH.name)
+
+
+@app.cell
+def _():
+    mo.md(r"""
+    # 02 · Trace generation
+
+    FileGramEngine puts a persona in a sandboxed copy of a task's workspace and lets an offline agent
+    do the task through file tools that record every operation as a typed event, with the content it
+    wrote (paper §3.2). Pick a persona and a task, run the engine, and look at what it recorded: the
+    event timeline, the workspace before and after, the content deltas, and a second persona doing
+    the same task. The corpus-wide view is paper Table 5 and Figure 3 (`filegram reproduce`).
+    """)
+    return
+
+
+@app.cell
+def _():
+    smoke = "smoke" in mo.cli_args()  # `python notebooks/02_trace_generation.py -- --smoke`: one small task
+    autorun = smoke or mo.app_meta().mode == "script"  # no button to press when run as a script
+    return autorun, smoke
+
+
+@app.cell
+def _(smoke):
+    persona_a = mo.ui.dropdown(options=list(PROFILES), value="p3_efficient_executor" if smoke else "p1_methodical",
+                               label="Persona")
+    persona_b = mo.ui.dropdown(options=list(PROFILES), value="p1_methodical" if smoke else "p3_efficient_executor",
+                               label="Compare with")
+    task_pick = mo.ui.dropdown(options={f"{t.id} ({t.type}) {t.description[:40]}": t.id for t in TASKS.values()},
+                               value=next(k for k in [f"{t.id} ({t.type}) {t.description[:40]}" for t in TASKS.values()]
+                                          if k.startswith("T-09" if smoke else "T-05")), label="Task")
+    seed = mo.ui.number(start=0, stop=10_000, value=0, label="Seed")
+    run = mo.ui.run_button(label="Run the engine")
+    mo.vstack([mo.hstack([persona_a, persona_b]), mo.hstack([task_pick, seed, run])])
+    return persona_a, persona_b, run, seed, task_pick
+
+
+@app.cell
+def _(autorun, persona_a, persona_b, run, seed, task_pick):
+    mo.stop(not (run.value or autorun), mo.md("Press **Run the engine** to generate the two trajectories."))
+    task = fk.get_task(task_pick.value)
+    runs = {}
+    for _pid in mo.status.progress_bar(list(dict.fromkeys([persona_a.value, persona_b.value])), title="Running"):
+        _folder = generate_trajectory(PROFILES[_pid], task, WORK / "signal", seed=int(seed.value),
+                                      workspace_cache=WORK / "workspaces")
+        runs[_pid] = fk.read_trajectory(_folder)
+    first = runs[persona_a.value]
+    return first, runs, task
+
+
+@app.cell
+def _(runs):
+    raw_frame = fk.events_frame(list(runs.values()))
+    _cleaned, _report = fk.clean(list(runs.values()))
+    behavior = fk.events_frame(_cleaned)
+    mo.md(f"**{len(runs)} run(s) of {runs[next(iter(runs))].task_id}.** `clean()`: {_report}")
+    return behavior, raw_frame
+
+
+@app.cell
+def _():
+    show_metadata = mo.ui.switch(value=False, label="show simulation metadata (tool calls, LLM turns, snapshots ...)")
+    show_metadata
+    return (show_metadata,)
+
+
+@app.cell
+def _(first, raw_frame, show_metadata):
+    tv.timeline_figure(raw_frame.filter(pl.col("trajectory_id") == first.id), metadata=show_metadata.value,
+                       title=f"Event timeline: {first.id}")
+    return
+
+
+@app.cell
+def _(first, seed, task):
+    _before = tv.listing(ensure_template(task, WORK / "workspaces", seed=int(seed.value)))
+    _after = tv.snapshot_listing(first)  # the final fs_snapshot's tree blob
+    mo.vstack([
+        mo.md(f"## Workspace before and after ({first.id})\n`+` created, `-` gone. "
+              f"{len(_before)} entries before, {len(_after)} after."),
+        mo.hstack([mo.md(f"**Before** (the task template)\n~~~\n{tv.tree_text(_before)}\n~~~"),
+                   mo.md(f"**After** (final snapshot)\n~~~\n{tv.tree_text(_after, before=_before)}\n~~~")],
+                  widths="equal"),
+    ])
+    return
+
+
+@app.cell
+def _(first, raw_frame):
+    _picks = tv.content_events(raw_frame.filter(pl.col("trajectory_id") == first.id))
+    delta_pick = mo.ui.dropdown(options=dict(_picks.select("label", "event_index").iter_rows()),
+                                value=_picks["label"][-1] if _picks.height else None, label="Write / edit event")
+    mo.vstack([mo.md("## Content deltas\nEvery write stores the new text, every edit its unified diff."),
+               delta_pick if _picks.height else mo.md("_This run wrote no text files._")])
+    return (delta_pick,)
+
+
+@app.cell
+def _(delta_pick, first):
+    mo.stop(delta_pick.value is None)
+    _kind, _text = tv.content_delta(first, int(delta_pick.value))
+    mo.md(f"`{_kind}` of event #{delta_pick.value}\n~~~{'diff' if _kind == 'diff' else ''}\n{_text[:20_000]}\n~~~")
+    return
+
+
+@app.cell
+def _(behavior, task):
+    _counts = tv.event_type_counts(behavior)
+    mo.vstack([
+        mo.md(f"## Two personas, one task ({task.id})\nAtomic actions (the 12 types `clean()` keeps) and key "
+              "behavior numbers side by side."),
+        tv.counts_figure(_counts, title=f"Event types on {task.id}"),
+        mo.hstack([mo.ui.table(_counts, selection=None), mo.ui.table(tv.compare_table(behavior), selection=None)],
+                  widths="equal"),
+    ])
+    return
+
+
+@app.cell
+def _(runs):
+    mo.ui.table(pl.DataFrame([{"persona": pid, "tiers A-F": PROFILES[pid].vector, "role": PROFILES[pid].role}
+                              for pid in runs]),
+                selection=None, label="The personas' tiers (Table 9): what their traces should reflect")
+    return
+
+
+@app.function
+def test_a_run_records_a_full_session_in_its_workspace():
+    with tempfile.TemporaryDirectory() as tmp:
+        task = fk.get_task("T-09")
+        traj = fk.read_trajectory(generate_trajectory(PROFILES["p3_efficient_executor"], task, Path(tmp) / "signal",
+                                                      workspace_cache=Path(tmp) / "ws"))
+        assert traj.events[0].event_type == "session_start" and traj.events[-1].event_type == "session_end"
+        assert tv.snapshot_listing(traj, 0) == tv.listing(ensure_template(task, Path(tmp) / "ws"))
+
+
+@app.function
+def test_cleaning_keeps_only_the_timeline_without_metadata():
+    with tempfile.TemporaryDirectory() as tmp:
+        traj = fk.read_trajectory(generate_trajectory(PROFILES["p3_efficient_executor"], fk.get_task("T-09"),
+                                                      Path(tmp) / "signal", workspace_cache=Path(tmp) / "ws"))
+        timeline = tv.timeline_frame(fk.events_frame(traj))
+        cleaned = fk.events_frame(fk.clean(traj).trajectories)
+        assert timeline["event_type"].to_list() == cleaned["event_type"].to_list()
+
+
+if __name__ == "__main__":
+    app.run()
