@@ -36,6 +36,7 @@ class OfflineAgent:
         self.context_tokens = SYSTEM_TOKENS + len(task.prompt_for(profile)) // 3
         self.messages = 2
         self.facts: dict[str, Fact] = {}
+        self.inputs: list[str] = []  # the workspace's files when the agent arrived
         self.outputs: list[str] = []  # files this agent created, in order
         self.scratch: list[str] = []  # temporary files it means to clean up (or not)
         self.pending_browses = 0  # directory listings the policy still wants after exploring

@@ -54,19 +54,56 @@ class Fact:
     numbers: list[tuple[str, float]] = field(default_factory=list)
 
 
+_HEADER = re.compile(r"^(?:[A-Z][A-Za-z]*-)*[A-Z][A-Za-z]*:\s")  # 'Message-ID: ...', 'From: ...'
+_ICS_KEY = re.compile(r"^[A-Z][A-Z-]+[:;]")  # 'DTSTART:2024...', 'SUMMARY:...' (calendar properties)
+_CONTENT_HEADERS = ("Subject:", "SUMMARY:", "Title:")
+_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]|\bMrs?|\bMs|\bDr|\bSt|\bNo|\bvs|\bInc|\bLtd|\bCo|\be\.g|\bi\.e)\.$")
+_NUMERIC = re.compile(r"^-?\d[\d,]*(?:\.\d+)?%?$")
+
+
+def _csv_numbers(line: str) -> list[tuple[str, float]]:
+    """A data row 'date,company,metric,value,...' as (company metric, value)."""
+    cells = [c.strip() for c in line.split(",")]
+    values = [c for c in cells if _NUMERIC.match(c)]
+    words = [c for c in cells if c and not _NUMERIC.match(c) and not c[:4].isdigit()]
+    return [(" ".join(words[:2])[:30], float(values[0].rstrip("%").replace(",", "")))] if values and words else []
+
+
+def _sentences(lines: list[str]) -> list[str]:
+    """Whole sentences from lines that may be wrapped (PDF text, filled paragraphs)."""
+    out: list[str] = []
+    for part in re.split(r"(?<=[.!?])\s+(?=[A-Z\[])", " ".join(lines)):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + part  # 'Goh v. Goh', 'Dr. Tan': not a sentence end
+        elif part.strip():
+            out.append(part.strip())
+    return out
+
+
 def extract_fact(source: str, observed: str, keep: int = 6) -> Fact:
-    """Title, informative lines and labelled numbers from a read tool's numbered output."""
+    """Title, informative sentences and labelled numbers from a read tool's numbered output.
+
+    Mail and calendar headers (the subject becomes the title) and CSV rows are not prose: rows give
+    numbers, headers nothing. Wrapped lines are joined back into sentences first.
+    """
     raw = [_LINE_NO.sub("", line).strip() for line in observed.splitlines()]
-    lines = [line.lstrip("#>*- ").strip() for line in raw if line.strip()]
-    title = next((line for line in lines if len(line) > 3), PurePosixPath(source).stem)[:90]
-    scored = sorted(((-(sum(c.isdigit() for c in line) > 0) - (len(line) > 40), i, line)
-                     for i, line in enumerate(lines[1:]) if 20 <= len(line) <= 220 and "|" not in line))
-    body = [line for _, _, line in sorted(scored, key=lambda t: t[:2])[:keep]]
-    numbers = []
-    for line in lines:
+    lead = next((i for i, line in enumerate(raw) if not line), len(raw))  # a mail's header block ends at a blank
+    raw = [line.split(":", 1)[1].strip() if line.startswith("DESCRIPTION:") else line for line in raw]
+    headers = {i for i, line in enumerate(raw) if (i < lead and _HEADER.match(line)) or _ICS_KEY.match(line)}
+    lines = [line.lstrip("#>*- ").strip() for i, line in enumerate(raw) if line.strip() and i not in headers]
+    subject = next((raw[i].split(":", 1)[1].strip() for i in sorted(headers)
+                    if raw[i].startswith(_CONTENT_HEADERS)), None)
+    rows = [line for line in lines if line.count(",") >= 3]
+    prose = [line for line in lines if line not in rows]
+    title = (subject or next((line for line in prose if len(line) > 3), PurePosixPath(source).stem))[:90]
+    sentences = _sentences([line for line in prose if line != title])
+    scored = [(-(any(c.isdigit() for c in line)), -(len(line) > 40), i, line)
+              for i, line in enumerate(sentences) if 20 <= len(line) <= 240 and "|" not in line]
+    body = [item[-1] for item in sorted(scored)[:keep]]
+    numbers = [pair for line in rows[1:] for pair in _csv_numbers(line)]
+    for line in prose:
         for m in _NUMBER.finditer(line):
-            value = float(m["value"].replace(",", ""))
-            numbers.append((m["label"].strip()[:30], value))
+            numbers.append((m["label"].strip()[:30], float(m["value"].replace(",", ""))))
     return Fact(source, title, body, numbers[:8])
 
 
@@ -85,10 +122,15 @@ def heading(key: str, lang: str) -> str:
     return SECTIONS[key][1 if lang == "zh" else 0]
 
 
-def _sentence(fact: Fact, style: Style, rng: np.random.Generator) -> str:
-    line = fact.lines[int(rng.integers(len(fact.lines)))] if fact.lines else fact.title
-    template = LINKS[(style.lang, style.tone)][int(rng.integers(len(LINKS[(style.lang, style.tone)])))]
-    return template.format(s=line.rstrip(".") + ("" if style.lang == "zh" else "."))
+def _sentence(fact: Fact, style: Style, rng: np.random.Generator, used: set[str] | None = None) -> str:
+    """One of the fact's lines (each used once per document while any are left), in the persona's voice."""
+    fresh = [line for line in fact.lines if used is None or line not in used] or fact.lines or [fact.title]
+    line = fresh[int(rng.integers(len(fresh)))]
+    if used is not None:
+        used.add(line)
+    links = LINKS[(style.lang, style.tone)]
+    end = "。" if style.lang == "zh" else "."
+    return links[int(rng.integers(len(links)))].format(s=line.rstrip(".。")) + end
 
 
 def markdown_table(facts: list[Fact], lang: str, rows: int = 6) -> str:
@@ -108,9 +150,12 @@ def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.G
     lang, h = style.lang, (lambda level, key: "#" * min(level, style.heading_depth) + " " + heading(key, lang))
     out = [f"# {topic}", "", OPENERS[(lang, style.tone)].format(topic=topic, n=max(1, len(facts))), ""]
     keys = ["overview", "findings", "details", "risks", "next"] if style.heading_depth > 1 else ["findings"]
+    keys = keys[:max(2, len(facts))] if len(keys) > 1 else keys
     figures = list(style.figures)
     tables = style.tables
     order = list(rng.permutation(len(facts))) if facts else []
+    used: set[str] = set()
+    join = "" if lang == "zh" else " "
     for section, key in enumerate(keys):
         out += [h(2, key), ""]
         chunk = [facts[i] for i in order[section::len(keys)]] or facts[:1]
@@ -118,9 +163,11 @@ def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.G
             if style.heading_depth >= 3 and not style.bullets:
                 out += ["#" * min(3, style.heading_depth) + " " + fact.title[:70], ""]
             if style.bullets:
-                out += [f"- {_sentence(fact, style, rng)}" for _ in range(min(2, max(1, len(fact.lines))))]
+                out += [f"- {_sentence(fact, style, rng, used)}" for _ in range(min(2, max(1, len(fact.lines))))]
+                out.append("")
             else:
-                out += [" ".join(_sentence(fact, style, rng) for _ in range(2)), ""]
+                out += [join.join(_sentence(fact, style, rng, used) for _ in range(min(2, max(1, len(fact.lines))))),
+                        ""]
             if style.heading_depth >= 4 and fact.numbers:
                 out += ["#### " + heading("data", lang), ""] + [f"- {lab}: {val:g}" for lab, val in fact.numbers[:3]]
                 out.append("")
@@ -133,18 +180,20 @@ def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.G
             out += [f"![{FIGURE_WORD[lang]} {n}]({path})", "", f"*{FIGURE_WORD[lang]} {n}: {topic}*", ""]
         if sum(map(len, out)) >= style.target_chars and section >= 1:
             break
-    out += _pad(facts, style, rng, style.target_chars - sum(len(line) + 1 for line in out))
+    out += _pad(facts, style, rng, style.target_chars - sum(len(line) + 1 for line in out), used)
     if style.heading_depth > 1 and facts:
         out += [h(2, "sources"), ""] + [f"- {SOURCE_WORD[lang]}: {f.source}" for f in facts[:12]]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _pad(facts: list[Fact], style: Style, rng: np.random.Generator, missing: int) -> list[str]:
-    """More sentences from the facts (without repeating forever) until the length target is met."""
+def _pad(facts: list[Fact], style: Style, rng: np.random.Generator, missing: int, used: set[str]) -> list[str]:
+    """The facts' remaining lines, in random order, until the length target is met (each line once)."""
     out: list[str] = []
-    pool = [(f, line) for f in facts for line in f.lines] or [(Fact("-", "-"), "-")]
-    while missing > 0 and len(out) < 3 * len(pool):
-        fact, line = pool[int(rng.integers(len(pool)))]
+    pool = [(f, line) for f in facts for line in f.lines if line not in used]
+    for index in rng.permutation(len(pool)):
+        if missing <= 0:
+            break
+        fact, line = pool[int(index)]
         text = ("- " if style.bullets else "") + _sentence(Fact(fact.source, fact.title, [line]), style, rng)
         out.append(text)
         missing -= len(text) + 1

@@ -62,11 +62,12 @@ class FolderPlan:
     def join(folder: str, name: str) -> str:
         return name if folder in (".", "") else f"{folder}/{name}"
 
-    def group(self, path: str, depth: int) -> str:
-        """The folder a loose workspace file belongs in, `depth` levels deep."""
+    def group(self, path: str, depth: int, seen: str = "") -> str:
+        """The folder a loose workspace file belongs in, `depth` levels deep; `seen` is what the agent
+        learned when it opened the file (a photo's caption says more than 'IMG_4132')."""
         ext = PurePosixPath(path).suffix.lstrip(".").lower()
         kind = next((g for g, exts in EXT_GROUPS.items() if ext in exts), "misc")
-        topic = next(iter(slug_words(PurePosixPath(path).stem)), "misc")
+        topic = next(iter(slug_words(seen) + slug_words(PurePosixPath(path).stem)), "misc")
         kind_name = ZH_GROUPS[kind] if self.zh else kind
         parts = [kind_name] if depth <= 1 else [kind_name, topic] if depth == 2 else ["archive", kind_name, topic]
         return "/".join(parts)

@@ -90,7 +90,7 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
         # C: organization
         "dir_depth": _pick(c, float(rng.choice([3, 3, 4])), float(rng.choice([1, 1, 2])), 0.0),
         "dir_groups": _pick(c, 4 + p(1.5), 2 + p(1.0), float(rng.random() < 0.1)),
-        "script_p": _pick(c, 0.5, 0.5, 0.6),
+        "script_p": _pick(c, 0.4, 0.45, 0.6),
         "renames": _pick(c, p(1.2), p(0.6), p(0.2)),
         "readme_per_dir_p": _pick(c, 0.6, 0.15, 0.0),
         # D: iteration
@@ -104,7 +104,7 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
         "delete_scratch_p": _pick(e, 0.6, 0.3, 0.0),
         "delete_junk_p": _pick(e, 0.8, 0.35, 0.05),
         "junk_cap": _pick(e, 1 + p(1.0), 1 + p(0.5), 1.0),
-        "archive_p": _pick(e, 0.05, 0.25, 0.0),
+        "archive_p": _pick(e, 0.05, 0.3, 0.0),
         # F: modality
         "charts": _pick(f, 1 + float(rng.random() < 0.4), float(rng.random() < 0.1), 0.0),
         "data_files": _pick(f, float(rng.random() < 0.7), float(rng.random() < 0.25), 0.0),

@@ -32,7 +32,7 @@ ZH_TYPE = {"understand": "资料梳理", "create": "文档", "organize": "整理
 
 def perform(ag: OfflineAgent) -> None:
     kind = ag.task.type
-    inputs = ag.tools.files()
+    inputs = ag.inputs = ag.tools.files()
     if inputs:
         explore(ag)
         matched = search(ag, inputs)
@@ -225,7 +225,9 @@ def _deliverables(ag: OfflineAgent, plan) -> None:
 
 
 def _main_name(ag: OfflineAgent) -> str:
-    named = re.findall(r"\b([A-Za-z0-9][\w-]*\.(?:md|txt|csv|json))\b", ag.task.prompt_en)
+    """The file the prompt asks for (a name it mentions that is not an input), else the persona's own name."""
+    named = [n for n in re.findall(r"\b([A-Za-z0-9][\w-]*\.(?:md|txt|csv|json))\b", ag.task.prompt_en)
+             if not any(PurePosixPath(f).name == n for f in ag.inputs)]
     return named[0] if named else file_name(ag, " ".join(slug_words(ag.task.description)[:4]))
 
 
@@ -305,8 +307,10 @@ def organize(ag: OfflineAgent, inputs: list[str]) -> None:
     if groups and ag.rng.random() < 0.7:
         ag.act("ls", path=".")
     if ag.rng.random() < ag.policy["readme_per_dir_p"]:
+        titles = {PurePosixPath(path).name: fact.title for path, fact in ag.facts.items()}  # files have moved
         for folder in list(groups)[:3]:
-            entries = [(f, "") for f in ag.tools.files(folder)][:20]
+            entries = [(PurePosixPath(f).name, titles.get(PurePosixPath(f).name, PurePosixPath(f).stem))
+                       for f in ag.tools.files(folder)][:20]
             write(ag, f"{folder}/README.md", compose_index(folder, entries, ag.policy.lang))
 
 
@@ -318,7 +322,8 @@ def _groups(ag: OfflineAgent, inputs: list[str]) -> dict[str, list[str]]:
     folders = folder_plan(ag, "archive")
     plan: dict[str, list[str]] = {}
     for f in loose:
-        plan.setdefault(folders.group(f, depth), []).append(f)
+        seen = ag.facts[f].title if f in ag.facts else ""
+        plan.setdefault(folders.group(f, depth, seen), []).append(f)
     ranked = sorted(plan, key=lambda g: (-len(plan[g]), g))[:count]
     return {g: plan[g] for g in ranked}
 
