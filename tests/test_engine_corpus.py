@@ -201,3 +201,23 @@ def test_cli_builds_a_corpus_and_compares_it_with_table5(tmp_path, capsys):
     assert "retained types within +-25%" in text and "simulation-metadata share" in text
     assert main(["corpus", "--stats", str(tmp_path / "nothing")]) == 2
     assert main(["corpus"]) == 2
+
+
+def test_the_agent_only_fails_where_it_means_to(tmp_path):
+    """Every failed tool call is an injected slip (mistyped path, stale edit), never a tool the agent lacks."""
+    failures, scripts = Counter(), 0
+    for profile_id in ("p1", "p5", "p7", "p12"):
+        for task_id in ("T-05", "T-26"):
+            path = generate_trajectory(get_profile(profile_id), get_task(task_id), tmp_path / "signal",
+                                       workspace_cache=tmp_path / "ws")
+            events = json.loads((path / "events.json").read_text())
+            calls = [e for e in events if e["event_type"] == "tool_call"]
+            failures.update(e["error_type"] for e in calls if not e["success"])
+            ran = [e for e in calls if e["tool_name"] == "bash" and "python3" in e["tool_parameters"]["command"]]
+            scripts += len(ran)
+            if ran:  # the organizing script really moved files: the root holds fewer entries at the end
+                first, last = (json.loads((path / "media" / e["media_ref"]["path"]).read_text())
+                               for e in events if e["event_type"] == "fs_snapshot")
+                assert len([p for p in last if "/" not in p]) < len([p for p in first if "/" not in p])
+    assert set(failures) <= {"file_not_found", "edit_mismatch"}
+    assert scripts > 0

@@ -196,3 +196,13 @@ def test_every_recorded_event_matches_the_schema(box):
     assert summary["total_events"] == len(box.recorder.events)
     assert summary["total_tool_calls"] == 4 and summary["files_created"][0].endswith("out/r.md")
     assert len(events(box, "fs_snapshot")) == 2 and events(box, "fs_snapshot")[1]["total_files"] == 5
+
+
+def test_scripts_really_run_in_the_sandbox_but_leave_no_file_events(box):
+    box.call("write", file_path="tidy.py", content="import shutil\nshutil.move('notes/a.md', 'a_moved.md')\n")
+    result = box.call("bash", command="python3 tidy.py")
+    assert result.ok and (box.root / "a_moved.md").exists() and not (box.root / "notes" / "a.md").exists()
+    assert not events(box, "file_move") and events(box, "tool_call")[-1]["success"]
+    box.call("write", file_path="broken.py", content="raise SystemExit(3)\n")
+    failed = box.call("bash", command="python3 broken.py")
+    assert not failed.ok and failed.error_type == "script_error" and "exited 3" in failed.output

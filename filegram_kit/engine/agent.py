@@ -93,10 +93,11 @@ class OfflineAgent:
         """A plausible wrong version of a call, at this run's error rate."""
         if self.rng.random() >= self.policy["error_rate"]:
             return None
-        if name == "read":
-            path = params["file_path"]
+        key = {"read": "file_path", "ls": "path"}.get(name)
+        if key and params.get(key, ".") != ".":  # a mistyped path: one character dropped
+            path = params[key]
             cut = int(self.rng.integers(0, max(1, len(path) - 3)))
-            return {**params, "file_path": path[:cut] + path[cut + 1:]}
+            return {**params, key: path[:cut] + path[cut + 1:]}
         if name == "edit":
             return {**params, "old_string": params["old_string"].rstrip("\n") + " \n"}
         return None

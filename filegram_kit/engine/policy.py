@@ -111,8 +111,8 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
         "tables": _pick(f, float(rng.random() < 0.5), 1 + float(rng.random() < 0.4), 0.0),
         "image_reads": _pick(f, 1 + p(1.2), p(0.5), 0.0),
         # run noise
-        "error_rate": u(0.0, 0.05),
-        "context_budget": u(10_000, 32_000),
+        "error_rate": u(0.0, 0.12),
+        "context_budget": u(10_000, 40_000),
         "think_scale": rng.lognormal(0.0, 0.25),
         "checks": p(2.0),  # look-ups that leave no file event (cat, wc, find)
     }

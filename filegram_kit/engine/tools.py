@@ -7,18 +7,21 @@ the tool acts on the sandbox folder, the matching behavioral event is recorded (
 old text is not there, a path outside the sandbox) and come back as `ToolResult(ok=False)`.
 
 bash understands `&&`, `||` and `;` and a small command set (ls, mkdir, mv, cp, rm, cat, head, tail,
-wc, find, echo, touch). Like the release's recorder it emits one event per sub-command: `ls` ->
-file_browse, `mkdir` -> one dir_create per path argument, `mv`/`cp` -> one file_move/file_rename/
-file_copy for the last source of the sub-command, `rm` -> one file_delete per removed file; other
-commands (cat, head, find...) leave no behavioral event.
+wc, find, echo, touch, and python3 for a script inside the sandbox). Like the release's recorder it
+emits one event per sub-command: `ls` -> file_browse, `mkdir` -> one dir_create per path argument,
+`mv`/`cp` -> one file_move/file_rename/file_copy for the last source of the sub-command, `rm` -> one
+file_delete per removed file; other commands (cat, head, find, python3 ...) leave no behavioral event.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -33,6 +36,7 @@ TOOL_NAMES = ("read", "write", "edit", "multiedit", "grep", "glob", "ls", "bash"
 _EXEC_MS = {"read": 12.0, "write": 9.0, "edit": 11.0, "multiedit": 14.0, "grep": 35.0, "glob": 18.0,
             "ls": 8.0, "bash": 60.0}
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;)\s*")
+SCRIPT_TIMEOUT_S = 30
 
 
 class ToolError(Exception):
@@ -309,3 +313,20 @@ class ToolBox:
 
     def _sh_echo(self, args: list[str], flags: list[str]) -> str:
         return " ".join(args)
+
+    def _sh_python3(self, args: list[str], flags: list[str]) -> str:
+        """Run a script that lives in the sandbox, inside it. Whatever it does to files leaves no behavioral
+        event: the release's recorder cannot see into scripts either, only the final fs_snapshot does."""
+        if not args:
+            raise ToolError("invalid_parameters", "python3: give a script file (interactive mode is not available)")
+        rel, real = self._existing_file(args[0])
+        try:
+            done = subprocess.run([sys.executable, "-I", real.name, *args[1:]], cwd=real.parent, capture_output=True,
+                                  text=True, timeout=SCRIPT_TIMEOUT_S, env={"PATH": os.environ.get("PATH", "")})
+        except subprocess.TimeoutExpired:
+            raise ToolError("timeout", f"python3 {rel}: no result after {SCRIPT_TIMEOUT_S} s") from None
+        if done.returncode:
+            raise ToolError("script_error", f"python3 {rel} exited {done.returncode}: {done.stderr[-400:]}")
+        return done.stdout[-4000:]
+
+    _sh_python = _sh_python3
