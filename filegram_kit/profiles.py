@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -72,6 +72,15 @@ def load_profiles(path: str | Path | None = None) -> dict[str, Profile]:
     if path is None:
         return dict(_paper_profiles())
     return _parse_document(*read_document(path, DATA_FILE, ProfileDataError))
+
+
+def profiles_document(profiles: Iterable[Profile], source: str) -> dict:
+    """The JSON document `load_profiles(path)` reads back (e.g. the personas a corpus was built with)."""
+    return {"version": 1, "source": source, "profiles": [
+        {"id": p.id, "name": p.name, "role": p.role, "language": p.language,
+         "tiers": {d: p.tiers[d].value for d in DIMENSION_CODES},
+         "attributes": {a: p.attributes[a].value for a in BEHAVIORAL_ATTRIBUTES}, "synthetic": p.synthetic}
+        for p in profiles]}
 
 
 def _parse_document(doc: object, name: str) -> dict[str, Profile]:

@@ -2,6 +2,7 @@
 
     out/
       corpus.json          seed, engine version, personas, tasks, trajectory count
+      profiles.json        the personas (tiers, attributes), readable by `load_profiles(path)`: ground truth
       perturbations.json   which trajectories had one dimension shifted one tier (ground truth)
       signal/<profile>_<task>/{events.json, summary.json, media/}   the release layout
       workspaces/<seed>/<task>/                                     task templates, built once
@@ -28,7 +29,7 @@ from tqdm.auto import tqdm
 
 from .. import atomic
 from ..media import MediaStore
-from ..profiles import Perturbation, get_profile, load_profiles, perturbation_schedule
+from ..profiles import Perturbation, get_profile, load_profiles, perturbation_schedule, profiles_document
 from ..schema import Profile, Task
 from ..tasks import get_task, load_tasks
 from ..workspace import ensure_template
@@ -164,6 +165,8 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
         {"trajectory_id": j.id, "profile_id": j.profile.id, "task_id": j.task.id,
          "dimension": j.perturbation.dimension, "from_tier": j.perturbation.from_tier.value,
          "to_tier": j.perturbation.to_tier.value} for j in jobs if j.perturbation is not None])
+    personas = profiles_document(chosen_p, source=f"the personas of this corpus (seed {seed})")
+    atomic.write_json(out / "profiles.json", personas)
     atomic.write_json(out / "corpus.json", manifest)
     return BuildReport(out, len(todo), len(jobs) - len(todo))
 

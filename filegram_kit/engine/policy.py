@@ -100,11 +100,11 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
         "backup_p": _pick(d, 0.75, 0.4, 0.05),
         "overwrite_p": _pick(d, 0.02, 0.15, 0.6),
         # E: curation
-        "scratch_p": _pick(e, 0.35, 0.25, 0.3),
-        "delete_scratch_p": _pick(e, 0.6, 0.3, 0.0),
-        "delete_junk_p": _pick(e, 0.8, 0.35, 0.05),
+        "scratch_p": _pick(e, 0.45, 0.25, 0.3),
+        "delete_scratch_p": _pick(e, 0.75, 0.15, 0.0),
+        "delete_junk_p": _pick(e, 0.8, 0.25, 0.05),
         "junk_cap": _pick(e, 1 + p(1.0), 1 + p(0.5), 1.0),
-        "archive_p": _pick(e, 0.05, 0.3, 0.0),
+        "archive_p": _pick(e, 0.05, 0.35, 0.0),
         # F: modality
         "charts": _pick(f, 1 + float(rng.random() < 0.4), float(rng.random() < 0.1), 0.0),
         "data_files": _pick(f, float(rng.random() < 0.7), float(rng.random() < 0.25), 0.0),

@@ -106,3 +106,19 @@ def table05_event_counts(corpus: str | Path | None = None) -> pl.DataFrame:
 
         corpus = default_corpus()
     return event_count_table(*count_events(corpus))
+
+
+@artifact("engine_realism", notebook="02_trace_generation", corpus=True,
+          title="Engine realism: how well each dimension's tiers separate, where tasks activate it and where not",
+          note="AUC = P(a trajectory of the first tier scores above one of the second) for a simple indicator per "
+               "dimension; 0.5 is chance, 1.0 perfect separation. `active`: tasks whose Table 10 dims fully include "
+               "the dimension. A realistic corpus separates tiers on active tasks, adjacent tiers overlap (AUC well "
+               "below 1), and inactive tasks stay near 0.5. Computed with the ground-truth tiers (and perturbations).")
+def engine_realism(corpus: str | Path | None = None) -> pl.DataFrame:
+    from ..engine.realism import corpus_separability
+
+    if corpus is None:
+        from .corpus_source import default_corpus
+
+        corpus = default_corpus()
+    return corpus_separability(corpus)
