@@ -100,8 +100,9 @@ def _(first, seed, task):
     mo.vstack([
         mo.md(f"## Workspace before and after ({first.id})\n`+` created, `-` gone. "
               f"{len(_before)} entries before, {len(_after)} after."),
-        mo.hstack([mo.md(f"**Before** (the task template)\n~~~\n{tv.tree_text(_before)}\n~~~"),
-                   mo.md(f"**After** (final snapshot)\n~~~\n{tv.tree_text(_after, before=_before)}\n~~~")],
+        mo.hstack([mo.vstack([mo.md("**Before** (the task template)"), mo.plain_text(tv.tree_text(_before))]),
+                   mo.vstack([mo.md("**After** (final snapshot)"),
+                              mo.plain_text(tv.tree_text(_after, before=_before))])],
                   widths="equal"),
     ])
     return
@@ -121,7 +122,7 @@ def _(first, raw_frame):
 def _(delta_pick, first):
     mo.stop(delta_pick.value is None)
     _kind, _text = tv.content_delta(first, int(delta_pick.value))
-    mo.md(f"`{_kind}` of event #{delta_pick.value}\n~~~{'diff' if _kind == 'diff' else ''}\n{_text[:20_000]}\n~~~")
+    mo.vstack([mo.md(f"`{_kind}` of event #{delta_pick.value}"), mo.plain_text(_text[:20_000])])
     return
 
 

@@ -41,6 +41,9 @@ def test_build_writes_the_release_layout_and_manifests(built):
     assert ids == sorted(f"{get_profile(p).id}_{t}" for p in PROFILES for t in TASKS)
     for name in ids:
         assert {"events.json", "summary.json", "media"} <= {p.name for p in (out / "signal" / name).iterdir()}
+    personas = load_profiles(out / "profiles.json")  # ground truth travels with the corpus
+    assert sorted(personas) == sorted(get_profile(p).id for p in PROFILES)
+    assert personas[get_profile("p3").id].tiers == get_profile("p3").tiers
     manifest = json.loads((out / "corpus.json").read_text())
     assert manifest["trajectories"] == 6 and manifest["seed"] == 0
     expected = [p for p in perturbation_schedule([get_profile(p) for p in PROFILES]) if p.task_id in TASKS]
