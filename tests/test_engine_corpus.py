@@ -224,3 +224,25 @@ def test_the_agent_only_fails_where_it_means_to(tmp_path):
                 assert len([p for p in last if "/" not in p]) < len([p for p in first if "/" not in p])
     assert set(failures) <= {"file_not_found", "edit_mismatch"}
     assert scripts > 0
+
+
+def test_links_in_written_documents_point_at_real_files(tmp_path):
+    import posixpath
+    import re
+
+    links = 0
+    for profile_id in _personas("F", "L")[:3]:
+        for task_id in ("T-01", "T-06", "T-15"):
+            path = generate_trajectory(get_profile(profile_id), get_task(task_id), tmp_path / "signal",
+                                       workspace_cache=tmp_path / "ws")
+            traj = load_trajectories(path)[0]
+            snapshot = [e for e in traj.events if e.event_type == "fs_snapshot"][-1]
+            tree = set(json.loads(traj.content(snapshot["media_ref"])))
+            for event in traj.events:
+                if event.event_type != "file_write" or not event.get("media_ref"):
+                    continue
+                rel = event["file_path"].split(f"{traj.id}/", 1)[1]
+                for target in re.findall(r"\]\(([^)]+)\)", traj.content(event["media_ref"])):  # images and links
+                    links += 1
+                    assert posixpath.normpath(posixpath.join(posixpath.dirname(rel), target)) in tree
+    assert links > 0

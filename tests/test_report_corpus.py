@@ -199,3 +199,15 @@ def test_committed_corpus_artifacts_are_present(name):
     suffixes = ("csv", "md", "html", "png") if ARTIFACTS[name].figure else ("csv", "md")
     missing = [f"{name}.{s}" for s in suffixes if not (FIGURES / f"{name}.{s}").is_file()]
     assert not missing, f"run `make reproduce` and commit figures/: {missing}"
+
+
+def test_readme_quotes_the_committed_table5():
+    """The README's Table 5 excerpt must be the numbers `filegram reproduce` committed, not older ones."""
+    rows = {r["event_type"]: r for r in pl.read_csv(FIGURES / "table05_event_counts.csv").iter_rows(named=True)}
+    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"\| (\w+) \| ([\d,]+) \| ([\d,]+) \|", readme)
+    assert len(quoted) == 12
+    for name, ours, paper in quoted:
+        assert (int(ours.replace(",", "")), int(paper.replace(",", ""))) == (rows[name]["ours"], rows[name]["paper"])
+    share = rows["all metadata"]["share"]
+    assert f"simulation-metadata share is {share:.1%}" in readme

@@ -11,6 +11,7 @@ charts and data files vs tables vs prose (F).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -104,10 +105,10 @@ def _is_image(path: str) -> bool:
 
 
 def read_file(ag: OfflineAgent, path: str, *, window: bool) -> None:
+    """A full read, or a window of a nominal 40-line file (the agent cannot know the length before reading)."""
     params: dict = {"file_path": path}
     if window:
-        lines = max(10, len(ag.facts.get(path, Fact(path, "")).lines) * 6 or 40)
-        params["limit"] = max(8, int(lines * ag.policy["window_fraction"]))
+        params["limit"] = max(8, int(40 * ag.policy["window_fraction"]))
         if ag.policy.shown["A"] == Tier.M and ag.rng.random() < 0.5:
             params["offset"] = int(ag.rng.integers(1, 12))
     result = ag.act("read", **params)
@@ -129,7 +130,7 @@ def read(ag: OfflineAgent, inputs: list[str], matched: list[str]) -> None:
             i += len(batch)
             continue
         folder = PurePosixPath(chosen[i]).parent.as_posix()
-        if ag.pending_browses and folder != "." and folder != PurePosixPath(chosen[i - 1]).parent.as_posix():
+        if ag.pending_browses and folder not in (".", PurePosixPath(chosen[i - 1]).parent.as_posix() if i else "."):
             ag.act("ls", path=folder)  # step into the folder before opening the file
             ag.pending_browses -= 1
         read_file(ag, chosen[i], window=ag.rng.random() >= ag.policy["full_read_p"])
@@ -183,8 +184,7 @@ def produce(ag: OfflineAgent, inputs: list[str]) -> None:
         values = [(label, value) for f in facts for label, value in f.numbers] or [
             (PurePosixPath(f.source).suffix.lstrip(".") or "doc", float(len(f.lines))) for f in facts]
         write(ag, path, bar_chart_png(topic(ag), values[n * 4:n * 4 + 6] or values[:6]))
-        figures.append(PurePosixPath(path).relative_to(plan.main).as_posix() if plan.main != "." and
-                       path.startswith(plan.main + "/") else path)
+        figures.append(posixpath.relpath(path, plan.main))  # as the main document will link it
     for _ in range(k.int("data_files")):
         write(ag, plan.join(plan.main, file_name(ag, "data summary", ext="csv")), data_csv(facts))
     main = plan.join(plan.main, _main_name(ag))
@@ -207,7 +207,8 @@ def _aux(ag: OfflineAgent, plan, facts: list[Fact], n: int) -> tuple[str, str]:
     kinds = ["index", "appendix sources", "glossary notes", "methodology", "action items"]
     kind = kinds[n % len(kinds)]
     if kind == "index":
-        entries = [(p, PurePosixPath(p).stem.replace("_", " ")) for p in ag.outputs]
+        entries = [(posixpath.relpath(p, plan.main), PurePosixPath(p).stem.replace("_", " ")) for p in ag.outputs
+                   if ag.tools.real(p).exists()]
         return plan.join(plan.main, "README.md"), compose_index(topic(ag), entries, ag.policy.lang)
     part = [facts[int(i)] for i in ag.rng.permutation(len(facts))[:4]]
     return plan.join(plan.aux, file_name(ag, kind)), compose_report(kind.title(), part, style(ag, scale=0.35), ag.rng)
