@@ -246,3 +246,32 @@ def test_links_in_written_documents_point_at_real_files(tmp_path):
                     links += 1
                     assert posixpath.normpath(posixpath.join(posixpath.dirname(rel), target)) in tree
     assert links > 0
+
+
+def test_building_more_into_a_folder_merges_its_manifests(tmp_path):
+    build_corpus(tmp_path, profiles=["p1"], tasks=["T-09", "T-12"], workers=1, progress=False)
+    build_corpus(tmp_path, profiles=["p2"], tasks=["T-12"], workers=1, progress=False)
+    manifest = json.loads((tmp_path / "corpus.json").read_text())
+    assert manifest["trajectories"] == 3 and manifest["tasks"] == ["T-09", "T-12"]
+    assert [p.split("_")[0] for p in manifest["profiles"]] == ["p1", "p2"]
+    assert len(load_profiles(tmp_path / "profiles.json")) == 2
+    shifted = {r["trajectory_id"] for r in json.loads((tmp_path / "perturbations.json").read_text())}
+    expected = {p.trajectory_id for p in perturbation_schedule([get_profile("p1"), get_profile("p2")])
+                if p.task_id in ("T-09", "T-12") and not (p.profile_id.startswith("p2") and p.task_id == "T-09")}
+    assert shifted == expected
+
+
+def test_a_folder_built_by_another_engine_is_refused(tmp_path, monkeypatch):
+    from filegram_kit.engine import corpus as engine_corpus
+
+    build_corpus(tmp_path, profiles=["p1"], tasks=["T-09"], workers=1, progress=False)
+    monkeypatch.setattr(engine_corpus, "engine_fingerprint", lambda: "0" * 64)
+    with pytest.raises(CorpusError, match="engine"):
+        build_corpus(tmp_path, profiles=["p1"], tasks=["T-12"], workers=1, progress=False)
+
+
+def test_trajectories_without_a_manifest_are_not_mixed_in(tmp_path):
+    (tmp_path / "signal" / "someone_T-01").mkdir(parents=True)
+    (tmp_path / "signal" / "someone_T-01" / "events.json").write_text("[]")
+    with pytest.raises(CorpusError, match="no corpus.json"):
+        build_corpus(tmp_path, profiles=["p1"], tasks=["T-09"], workers=1, progress=False)

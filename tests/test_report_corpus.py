@@ -157,8 +157,10 @@ def test_default_corpus_is_rebuilt_when_the_engine_changes(monkeypatch, tmp_path
 
 
 def test_source_hash_covers_the_engine():
-    files = {p.relative_to(corpus_source._PACKAGE).as_posix() for pattern in corpus_source.SOURCES
-             for p in corpus_source._PACKAGE.glob(pattern)}
+    from filegram_kit.engine import corpus as engine_corpus
+
+    files = {p.relative_to(engine_corpus._PACKAGE).as_posix() for pattern in engine_corpus.FINGERPRINT_SOURCES
+             for p in engine_corpus._PACKAGE.glob(pattern)}
     assert {"engine/corpus.py", "engine/recorder.py", "workspace/__init__.py", "data/profiles.json"} <= files
 
 

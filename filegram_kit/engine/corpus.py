@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -39,11 +40,24 @@ from .recorder import Recorder, SimClock
 from .tools import ToolBox
 
 ENGINE_VERSION = 1
+_PACKAGE = Path(__file__).resolve().parents[1]
+# what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
+FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
+                       "tasks.py", "datafiles.py", "data/*.json")
 START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
 
 
 class CorpusError(RuntimeError):
     """The output folder holds something this build must not overwrite or mix with."""
+
+
+@cache
+def engine_fingerprint() -> str:
+    """sha256 over the code and data that decide a trajectory's bytes; a corpus never mixes two of them."""
+    digest = hashlib.sha256()
+    for path in sorted({p for pattern in FINGERPRINT_SOURCES for p in _PACKAGE.glob(pattern)}):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _stable(*parts: object) -> int:
@@ -119,15 +133,21 @@ def _run_job(job: Job, signal_dir: str, seed: int, cache: str) -> str:
     return job.id
 
 
-def _check_manifest(out: Path, manifest: dict) -> None:
+def _merge_manifest(out: Path, manifest: dict) -> dict:
+    """The folder's manifest after this build: refuses to mix seeds or engines, keeps earlier personas/tasks."""
     path = out / "corpus.json"
     if not path.exists():
-        return
+        if any((out / "signal").glob("*/events.json")):
+            raise CorpusError(f"{out}/signal holds trajectories but no corpus.json: not a folder build_corpus made "
+                              "(or made by an older version); use another --out folder")
+        return manifest
     old = json.loads(path.read_text(encoding="utf-8"))
-    for key in ("seed", "engine_version"):
+    for key, why in (("seed", ""), ("engine_version", ""), ("engine", " (the engine's code or data changed since)")):
         if old.get(key) != manifest[key]:
-            raise CorpusError(f"{out} holds a corpus built with {key}={old.get(key)!r}, not {manifest[key]!r}; "
-                              "use another --out folder or delete this one")
+            raise CorpusError(f"{out} holds a corpus built with {key}={old.get(key)!r}, not {manifest[key]!r}{why}; "
+                              "its trajectories would mix with these: use another --out folder or delete this one")
+    union = {k: list(dict.fromkeys(old.get(k, []) + manifest[k])) for k in ("profiles", "tasks")}
+    return {**manifest, **union}
 
 
 @dataclass(frozen=True)
@@ -148,9 +168,9 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
     chosen_t = [t if isinstance(t, Task) else get_task(t) for t in (tasks or load_tasks().values())]
     jobs = plan_jobs(chosen_p, chosen_t, seed=seed)
-    manifest = {"engine_version": ENGINE_VERSION, "seed": seed, "profiles": [p.id for p in chosen_p],
-                "tasks": [t.id for t in chosen_t], "trajectories": len(jobs)}
-    _check_manifest(out, manifest)
+    manifest = _merge_manifest(out, {"engine_version": ENGINE_VERSION, "engine": engine_fingerprint()[:16],
+                                     "seed": seed, "profiles": [p.id for p in chosen_p],
+                                     "tasks": [t.id for t in chosen_t]})
     signal = out / "signal"
     signal.mkdir(parents=True, exist_ok=True)
     for leftover in signal.glob(".*"):  # half-written trajectories of an interrupted run
@@ -161,14 +181,24 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
         ensure_template(task, cache, seed=seed)
     todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
     _run_all(todo, signal, seed, cache, workers, disable)
-    atomic.write_json(out / "perturbations.json", [
-        {"trajectory_id": j.id, "profile_id": j.profile.id, "task_id": j.task.id,
-         "dimension": j.perturbation.dimension, "from_tier": j.perturbation.from_tier.value,
-         "to_tier": j.perturbation.to_tier.value} for j in jobs if j.perturbation is not None])
-    personas = profiles_document(chosen_p, source=f"the personas of this corpus (seed {seed})")
-    atomic.write_json(out / "profiles.json", personas)
+    _write_ground_truth(out, jobs, seed)
+    manifest["trajectories"] = sum(1 for _ in signal.glob("*/events.json"))
     atomic.write_json(out / "corpus.json", manifest)
     return BuildReport(out, len(todo), len(jobs) - len(todo))
+
+
+def _write_ground_truth(out: Path, jobs: list[Job], seed: int) -> None:
+    """perturbations.json and profiles.json, merged with what earlier builds into this folder wrote."""
+    path = out / "perturbations.json"
+    shifts = {r["trajectory_id"]: r for r in (json.loads(path.read_text(encoding="utf-8")) if path.is_file() else [])}
+    shifts.update({j.id: {"trajectory_id": j.id, "profile_id": j.profile.id, "task_id": j.task.id,
+                          "dimension": j.perturbation.dimension, "from_tier": j.perturbation.from_tier.value,
+                          "to_tier": j.perturbation.to_tier.value} for j in jobs if j.perturbation is not None})
+    atomic.write_json(path, list(shifts.values()))
+    known = load_profiles(out / "profiles.json") if (out / "profiles.json").is_file() else {}
+    personas = {**known, **{j.profile.id: j.profile for j in jobs}}
+    atomic.write_json(out / "profiles.json", profiles_document(personas.values(),
+                                                               source=f"the personas of this corpus (seed {seed})"))
 
 
 def _run_all(todo: list[Job], signal: Path, seed: int, cache: Path, workers: int | None, disable) -> None:

@@ -10,7 +10,6 @@ trajectory contains; when it changes the corpus is rebuilt from scratch.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -18,13 +17,11 @@ from pathlib import Path
 import polars as pl
 
 from ..engine import build_corpus
+from ..engine.corpus import engine_fingerprint
 
 ENV_VAR = "FILEGRAM_CORPUS"
 STAMP = ".source_hash"
 _PACKAGE = Path(__file__).resolve().parents[1]
-# what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
-SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py", "tasks.py",
-           "datafiles.py", "data/*.json")
 
 
 def _project_root() -> Path:
@@ -41,11 +38,8 @@ def corpus_dir(seed: int = 0) -> Path:
 
 
 def source_hash() -> str:
-    """sha256 over the files in SOURCES (path and bytes), the generator's identity."""
-    digest = hashlib.sha256()
-    for path in sorted({p for pattern in SOURCES for p in _PACKAGE.glob(pattern)}):
-        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    """The engine's fingerprint (`filegram_kit.engine.corpus.engine_fingerprint`): what decides the bytes."""
+    return engine_fingerprint()
 
 
 def _drop_if_stale(out: Path, current: str) -> None:
