@@ -206,3 +206,17 @@ def test_scripts_really_run_in_the_sandbox_but_leave_no_file_events(box):
     box.call("write", file_path="broken.py", content="raise SystemExit(3)\n")
     failed = box.call("bash", command="python3 broken.py")
     assert not failed.ok and failed.error_type == "script_error" and "exited 3" in failed.output
+
+
+def test_tool_specs_match_the_tools():
+    import inspect
+
+    from filegram_kit.engine.tools import TOOL_NAMES, TOOL_SPECS
+
+    assert set(TOOL_SPECS) == set(TOOL_NAMES)
+    for name, spec in TOOL_SPECS.items():
+        signature = inspect.signature(getattr(ToolBox, f"_tool_{name}"))
+        params = {p.name: p for p in list(signature.parameters.values())[1:]}
+        assert set(spec["parameters"]["properties"]) == set(params), name
+        required = {n for n, p in params.items() if p.default is inspect.Parameter.empty}
+        assert set(spec["parameters"]["required"]) == required, name

@@ -39,6 +39,31 @@ _SPLIT = re.compile(r"\s*(?:&&|\|\||;)\s*")
 SCRIPT_TIMEOUT_S = 30
 
 
+def _spec(description: str, required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
+    props = {name: {"type": kind} for name, kind in {**required, **(optional or {})}.items()}
+    return {"description": description, "parameters": {"type": "object", "properties": props,
+                                                       "required": list(required)}}
+
+
+# What an LLM agent is told about each tool (JSON-schema parameters); `test_tool_specs_match_the_tools` keeps
+# them in step with the methods below.
+TOOL_SPECS: dict[str, dict[str, Any]] = {
+    "read": _spec("Read a file (text view of any format); offset is the first line (1-based), limit the count.",
+                  {"file_path": "string"}, {"offset": "integer", "limit": "integer"}),
+    "write": _spec("Create or overwrite a file with the given content.", {"file_path": "string", "content": "string"}),
+    "edit": _spec("Replace old_string (must occur in the file) by new_string.",
+                  {"file_path": "string", "old_string": "string", "new_string": "string"}, {"replace_all": "boolean"}),
+    "multiedit": _spec("Apply several {old_string, new_string} edits to one file in order.",
+                       {"file_path": "string", "edits": "array"}),
+    "grep": _spec("Search text files for a regular expression (case-insensitive).", {"pattern": "string"},
+                  {"path": "string", "include": "string"}),
+    "glob": _spec("Find files whose path or name matches a glob pattern.", {"pattern": "string"}, {"path": "string"}),
+    "ls": _spec("List a folder.", {}, {"path": "string"}),
+    "bash": _spec("Run shell commands joined by &&, || or ;: ls, mkdir [-p], mv, cp, rm [-r], cat, head, tail, wc, "
+                  "find, echo, touch, python3 SCRIPT.", {"command": "string"}),
+}
+
+
 class ToolError(Exception):
     """A tool failure the agent sees (and the recorder logs as error_encounter)."""
 
