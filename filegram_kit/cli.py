@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from . import __version__
+from .engine.corpus import CorpusError
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
@@ -116,7 +117,11 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     if args.out is None:
         print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
         return 2
-    report = build_corpus(args.out, seed=args.seed, profiles=args.profiles, tasks=args.tasks, workers=args.workers)
+    if args.sample and args.profiles:
+        print("error: give --profiles or --sample, not both", file=sys.stderr)
+        return 2
+    personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
+    report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers)
     print(report)
     return 0
 
@@ -153,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stats", type=Path, metavar="DIR", help="print event counts of DIR against paper Table 5")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--profiles", nargs="+", metavar="ID", help="only these personas (e.g. p1 p7)")
+    p.add_argument("--sample", type=int, metavar="N", help="N synthetic personas (sample_profiles, same --seed) "
+                   "instead of the paper's 20")
     p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (e.g. T-05 t12)")
     p.add_argument("--workers", type=int, help="parallel processes (default: all cores)")
     p.set_defaults(func=cmd_corpus)
@@ -175,8 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (TraceError, KeyError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (TraceError, KeyError, ValueError, CorpusError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError's str() adds quotes
+        print(f"error: {message}", file=sys.stderr)
         return 2
 
 

@@ -275,3 +275,21 @@ def test_trajectories_without_a_manifest_are_not_mixed_in(tmp_path):
     (tmp_path / "signal" / "someone_T-01" / "events.json").write_text("[]")
     with pytest.raises(CorpusError, match="no corpus.json"):
         build_corpus(tmp_path, profiles=["p1"], tasks=["T-09"], workers=1, progress=False)
+
+
+def test_cli_corpus_errors_are_one_clear_line(tmp_path, capsys):
+    from filegram_kit.cli import main
+
+    assert main(["corpus", "--out", str(tmp_path), "--profiles", "p99", "--tasks", "T-09"]) == 2
+    assert capsys.readouterr().err.startswith("error: unknown profile 'p99'")
+    assert main(["corpus", "--out", str(tmp_path), "--profiles", "p1", "--tasks", "T-09", "--seed", "1"]) == 0
+    assert main(["corpus", "--out", str(tmp_path), "--profiles", "p1", "--tasks", "T-09"]) == 2
+    assert "seed=1" in capsys.readouterr().err
+
+
+def test_cli_builds_a_corpus_of_sampled_personas(tmp_path):
+    from filegram_kit.cli import main
+    from filegram_kit.profiles import sample_profiles
+
+    assert main(["corpus", "--out", str(tmp_path), "--sample", "2", "--seed", "4", "--tasks", "T-09"]) == 0
+    assert sorted(load_profiles(tmp_path / "profiles.json")) == sorted(p.id for p in sample_profiles(2, seed=4))
