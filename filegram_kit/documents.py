@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import lru_cache
 from pathlib import Path
 
 TEXT_FORMATS = frozenset({
@@ -38,6 +39,13 @@ def read_text(path: str | Path) -> str:
     ext = extension(path)
     if ext in TEXT_FORMATS:
         return data.decode("utf-8", errors="replace")
+    return _decoded(data, ext)
+
+
+@lru_cache(maxsize=1024)
+def _decoded(data: bytes, ext: str) -> str:
+    """The text of a binary document; cached by content, since every sandbox copy of a workspace holds the
+    same bytes (a pure function of them, so the cache cannot change a result)."""
     reader = _READERS.get(ext) or _media_reader(ext)
     if reader is None:
         return _sniff(data, ext)

@@ -177,10 +177,9 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
         shutil.rmtree(leftover, ignore_errors=True)
     cache = out / "workspaces"
     disable = None if progress is None else not progress
-    for task in tqdm(chosen_t, desc="workspaces", unit="task", disable=disable):
-        ensure_template(task, cache, seed=seed)
+    _in_parallel(_build_template, [(t, str(cache), seed) for t in chosen_t], workers, "workspaces", disable)
     todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
-    _run_all(todo, signal, seed, cache, workers, disable)
+    _in_parallel(_run_job, [(j, str(signal), seed, str(cache)) for j in todo], workers, "trajectories", disable)
     _write_ground_truth(out, jobs, seed)
     manifest["trajectories"] = sum(1 for _ in signal.glob("*/events.json"))
     atomic.write_json(out / "corpus.json", manifest)
@@ -201,17 +200,20 @@ def _write_ground_truth(out: Path, jobs: list[Job], seed: int) -> None:
                                                                source=f"the personas of this corpus (seed {seed})"))
 
 
-def _run_all(todo: list[Job], signal: Path, seed: int, cache: Path, workers: int | None, disable) -> None:
-    workers = max(1, min(workers or os.cpu_count() or 1, len(todo) or 1))
-    bar = tqdm(total=len(todo), desc="trajectories", unit="traj", disable=disable)
-    if workers == 1:
-        for job in todo:
-            _run_job(job, str(signal), seed, str(cache))
-            bar.update()
-    else:
+def _build_template(task: Task, cache: str, seed: int) -> str:
+    return str(ensure_template(task, cache, seed=seed))
+
+
+def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable: bool | None) -> None:
+    """fn(*args) for each args tuple, in a process pool (serially with workers=1, easier to debug)."""
+    workers = max(1, min(workers or os.cpu_count() or 1, len(calls) or 1))
+    with tqdm(total=len(calls), desc=desc, unit="task" if desc == "workspaces" else "traj", disable=disable) as bar:
+        if workers == 1:
+            for args in calls:
+                fn(*args)
+                bar.update()
+            return
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run_job, job, str(signal), seed, str(cache)) for job in todo]
-            for future in as_completed(futures):
+            for future in as_completed([pool.submit(fn, *args) for args in calls]):
                 future.result()
                 bar.update()
-    bar.close()
