@@ -293,3 +293,28 @@ def test_cli_builds_a_corpus_of_sampled_personas(tmp_path):
 
     assert main(["corpus", "--out", str(tmp_path), "--sample", "2", "--seed", "4", "--tasks", "T-09"]) == 0
     assert sorted(load_profiles(tmp_path / "profiles.json")) == sorted(p.id for p in sample_profiles(2, seed=4))
+
+
+def test_an_interrupted_build_leaves_whole_trajectories_only_and_resumes(tmp_path, monkeypatch):
+    from filegram_kit.engine import agent as agent_module
+
+    real_run, calls = agent_module.OfflineAgent.run, []
+
+    def run_then_interrupt(self):
+        calls.append(self.task.id)
+        if len(calls) == 2:  # Ctrl-C in the middle of the second trajectory, after its sandbox had events
+            self.recorder.session_start()
+            raise KeyboardInterrupt
+        return real_run(self)
+
+    monkeypatch.setattr(agent_module.OfflineAgent, "run", run_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        build_corpus(tmp_path, profiles=["p1"], tasks=["T-09", "T-11", "T-12"], workers=1, progress=False)
+    signal = tmp_path / "signal"
+    assert [p.name for p in signal.iterdir()] == [f"{get_profile('p1').id}_T-09"]  # no half-written folder
+    monkeypatch.setattr(agent_module.OfflineAgent, "run", real_run)
+    report = build_corpus(tmp_path, profiles=["p1"], tasks=["T-09", "T-11", "T-12"], workers=1, progress=False)
+    assert (report.built, report.skipped) == (2, 1)
+    fresh = tmp_path / "fresh"
+    build_corpus(fresh, profiles=["p1"], tasks=["T-09", "T-11", "T-12"], workers=1, progress=False)
+    assert snapshot(tmp_path) == snapshot(fresh)

@@ -173,6 +173,7 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
                                      "tasks": [t.id for t in chosen_t]})
     signal = out / "signal"
     signal.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(out / "corpus.json", manifest)  # first, so an interrupted build can be resumed
     for leftover in signal.glob(".*"):  # half-written trajectories of an interrupted run
         shutil.rmtree(leftover, ignore_errors=True)
     cache = out / "workspaces"
