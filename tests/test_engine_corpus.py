@@ -318,3 +318,20 @@ def test_an_interrupted_build_leaves_whole_trajectories_only_and_resumes(tmp_pat
     fresh = tmp_path / "fresh"
     build_corpus(fresh, profiles=["p1"], tasks=["T-09", "T-11", "T-12"], workers=1, progress=False)
     assert snapshot(tmp_path) == snapshot(fresh)
+
+
+def test_finer_attributes_nudge_their_dimension_only_where_it_shows():
+    from dataclasses import replace
+
+    base = get_profile("p3")  # A = M, unlike the neutral reader (L): whether A shows is visible
+    careful = replace(base, attributes={**base.attributes, "thoroughness": Tier.L, "version_strategy": Tier.L})
+    hasty = replace(base, attributes={**base.attributes, "thoroughness": Tier.R, "version_strategy": Tier.R})
+    task, seen = get_task("T-01"), set()  # A fully activated: shown 85% of the time
+    for seed in range(40):
+        a = make_policy(careful, task, rng=np.random.default_rng(seed))
+        b = make_policy(hasty, task, rng=np.random.default_rng(seed))
+        ratio = a["read_fraction"] / b["read_fraction"]
+        seen.add(a.shown["A"] == base.tiers["A"])
+        assert ratio == pytest.approx(1.15 / 0.8) if a.shown["A"] == base.tiers["A"] else ratio == 1.0
+        assert (a.version, b.version) == (Tier.L, Tier.R)
+    assert seen == {True, False}

@@ -37,6 +37,7 @@ class Policy:
     lang: str
     tone: Tier
     naming: Tier
+    version: Tier  # version_strategy: L explicit v1/v2 copies, M .bak backups, R edits in place
     separator: str  # "_" or "-" in the file names this persona invents
     knobs: dict[str, float] = field(default_factory=dict)
     perturbation: Perturbation | None = None
@@ -91,18 +92,18 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
         "dir_depth": _pick(c, float(rng.choice([3, 3, 4])), float(rng.choice([1, 1, 2])), 0.0),
         "dir_groups": _pick(c, 4 + p(1.5), 2 + p(1.0), float(rng.random() < 0.1)),
         "script_p": _pick(c, 0.4, 0.45, 0.6),
-        "renames": _pick(c, p(1.2), p(0.6), p(0.2)),
+        "renames": _pick(c, p(1.1), p(0.55), p(0.2)),
         "readme_per_dir_p": _pick(c, 0.6, 0.15, 0.0),
         # D: iteration
         "own_edits": _pick(d, 2 + p(2.0), p(1.5), float(rng.random() < 0.15)),
         "edit_lines": _pick(d, u(1, 9), u(4, 24), u(25, 60)),
         "input_edits": _pick(d, 2 + p(1.2), 1 + p(0.6), 0.0),
-        "backup_p": _pick(d, 0.75, 0.4, 0.05),
+        "backup_p": _pick(d, 0.7, 0.38, 0.05),
         "overwrite_p": _pick(d, 0.02, 0.15, 0.6),
         # E: curation
         "scratch_p": _pick(e, 0.45, 0.25, 0.3),
-        "delete_scratch_p": _pick(e, 0.75, 0.15, 0.0),
-        "delete_junk_p": _pick(e, 0.8, 0.25, 0.05),
+        "delete_scratch_p": _pick(e, 0.62, 0.15, 0.0),
+        "delete_junk_p": _pick(e, 0.72, 0.25, 0.05),
         "junk_cap": _pick(e, 1 + p(1.0), 1 + p(0.5), 1.0),
         "archive_p": _pick(e, 0.05, 0.35, 0.0),
         # F: modality
@@ -118,12 +119,39 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
     }
 
 
+# Table 8's finer attributes nudge the knobs of their dimension, where the persona's tier is shown:
+# attribute -> (dimension, knob, {tier: factor}). Tone and naming are personal style, shown everywhere.
+ATTRIBUTE_EFFECTS: dict[str, tuple[str, str, dict[Tier, float]]] = {
+    "thoroughness": ("A", "read_fraction", {Tier.L: 1.15, Tier.M: 1.0, Tier.R: 0.8}),
+    "documentation": ("B", "aux_files", {Tier.L: 1.4, Tier.M: 1.0, Tier.R: 0.5}),
+    "output_structure": ("B", "heading_depth", {Tier.L: 1.25, Tier.M: 1.0, Tier.R: 0.75}),
+    "error_handling": ("D", "backup_p", {Tier.L: 1.3, Tier.M: 1.0, Tier.R: 0.4}),
+    "revision_depth": ("D", "own_edits", {Tier.L: 1.4, Tier.M: 1.0, Tier.R: 0.6}),
+    "working_style": ("E", "batch_reads_p", {Tier.L: 0.7, Tier.M: 1.0, Tier.R: 1.4}),  # burst-mode batches
+    "cleanup_policy": ("E", "delete_scratch_p", {Tier.L: 1.2, Tier.M: 1.0, Tier.R: 0.4}),
+    "output_modality": ("F", "data_files", {Tier.L: 1.5, Tier.M: 1.0, Tier.R: 0.3}),
+}
+
+
+def _attribute_effects(knobs: dict[str, float], profile: Profile, tiers: dict[str, Tier],
+                       shown: dict[str, Tier]) -> dict[str, float]:
+    out = dict(knobs)
+    for attribute, (dim, knob, factors) in ATTRIBUTE_EFFECTS.items():
+        if attribute in profile.attributes and shown[dim] == tiers[dim]:
+            out[knob] = out[knob] * factors[profile.attributes[attribute]]
+    out["batch_reads_p"] = min(0.9, out["batch_reads_p"])
+    out["delete_scratch_p"] = min(1.0, out["delete_scratch_p"])
+    out["heading_depth"] = float(min(4, max(1, round(out["heading_depth"]))))
+    return out
+
+
 def make_policy(profile: Profile, task: Task, *, perturbation: Perturbation | None = None,
                 rng: np.random.Generator) -> Policy:
     tiers = effective_tiers(profile, perturbation)
     shown = _shown(task, tiers, perturbation, rng)
     digest = hashlib.sha256(profile.id.encode()).digest()
-    return Policy(tiers=tiers, shown=shown, lang=profile.lang,
-                  tone=profile.attributes.get("tone", tiers["B"]) if shown["B"] == tiers["B"] else Tier.M,
-                  naming=shown["C"] if shown["C"] == tiers["C"] else profile.attributes.get("naming", Tier.M),
-                  separator="-" if digest[0] % 4 == 0 else "_", knobs=_knobs(shown, rng), perturbation=perturbation)
+    knobs = _attribute_effects(_knobs(shown, rng), profile, tiers, shown)
+    return Policy(tiers=tiers, shown=shown, lang=profile.lang, tone=profile.attributes.get("tone", tiers["B"]),
+                  naming=profile.attributes.get("naming", tiers["C"]),
+                  version=profile.attributes.get("version_strategy", tiers["D"]),
+                  separator="-" if digest[0] % 4 == 0 else "_", knobs=knobs, perturbation=perturbation)

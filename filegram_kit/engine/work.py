@@ -254,9 +254,9 @@ def refine(ag: OfflineAgent) -> None:
 def edit_file(ag: OfflineAgent, path: str, edits: int, *, backup: bool) -> None:
     if edits <= 0:
         return
-    if backup:
-        suffix = ".bak" if ag.policy.tiers["C"] != Tier.L else "_v1" + PurePosixPath(path).suffix
-        copy = path + suffix if suffix == ".bak" else str(PurePosixPath(path).with_suffix("")) + suffix
+    if backup and ag.policy.version != Tier.R:  # in-place editors never keep a copy
+        pure = PurePosixPath(path)
+        copy = path + ".bak" if ag.policy.version == Tier.M else str(pure.with_name(f"{pure.stem}_v1{pure.suffix}"))
         if ag.act("bash", command=f"cp '{path}' '{copy}'").ok:
             ag.scratch.append(copy)
     for _ in range(edits):
