@@ -62,7 +62,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 for a in ARTIFACTS.values()]
         _emit(pl.DataFrame(rows), "table")
         return 0
-    written = reproduce(args.out, only=args.only or None)
+    written = reproduce(args.out, only=args.only or None, corpus=args.corpus, images=not args.no_images)
     print(f"wrote {len(written)} files to {args.out}/")
     return 0
 
@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="figures", help="output folder (default: figures)")
     p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
     p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
+    p.add_argument("--corpus", type=Path, metavar="DIR", help="compute trace-based artifacts from this corpus "
+                   "(default: data/corpus, built on first use)")
+    p.add_argument("--no-images", action="store_true", help="skip the PNG export of figures (needs no browser)")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("corpus", help="build the trace corpus offline, or compare one with paper Table 5")

@@ -213,3 +213,16 @@ def test_readme_quotes_the_committed_table5():
         assert (int(ours.replace(",", "")), int(paper.replace(",", ""))) == (rows[name]["ours"], rows[name]["paper"])
     share = rows["all metadata"]["share"]
     assert f"simulation-metadata share is {share:.1%}" in readme
+
+
+def test_cli_reproduces_from_a_given_corpus(tiny, tmp_path):
+    from filegram_kit.cli import main
+
+    assert main(["reproduce", "--out", str(tmp_path), "--only", "table05_event_counts",
+                 "figure03_data_distribution", "--corpus", str(tiny), "--no-images"]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert "figure03_data_distribution.html" in names and "figure03_data_distribution.png" not in names
+    frame = pl.read_csv(tmp_path / "table05_event_counts.csv")
+    counts = Counter(e["event_type"] for d in (tiny / "signal").iterdir()
+                     for e in json.loads((d / "events.json").read_text()))
+    assert frame.filter(pl.col("event_type") == "file_read")["ours"][0] == counts["file_read"]

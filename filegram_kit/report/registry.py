@@ -5,10 +5,10 @@
 
 A table function returns the numbers as a polars frame; `reproduce` writes them as `<name>.csv`
 (what tests check) and `<name>.md` (what people read). A figure function returns a `FigureData`
-(the plotly figure and the frame of numbers drawn); `reproduce` adds `<name>.html` (plotly.js
-embedded, opens offline) and `<name>.png`. Artifacts registered with `corpus=True` are computed
-from a trace corpus: their function takes `corpus=PATH`, and `reproduce` passes the default
-640-trajectory corpus (built once into data/corpus) unless told another.
+(the plotly figure and the frame of numbers drawn); `reproduce` adds `<name>.html` (loads the
+`plotly.min.js` written beside it, so it opens offline) and `<name>.png`. Artifacts registered with
+`corpus=True` are computed from a trace corpus: their function takes `corpus=PATH`, and `reproduce`
+passes the default 640-trajectory corpus (built once into data/corpus) unless told another.
 """
 
 from __future__ import annotations
