@@ -7,7 +7,8 @@ falls back to the task's neutral behavior (`NEUTRAL`). A perturbed dimension is 
 
 Every knob is drawn from a distribution whose tier means differ but whose spreads overlap, and each
 trajectory draws its own values, so adjacent tiers are not trivially separable and no two runs of a
-persona look the same.
+persona look the same. Table 8's finer attributes (`ATTRIBUTE_EFFECTS`) then scale their dimension's
+knobs where it shows; tone, naming and version strategy are personal style and show everywhere.
 """
 
 from __future__ import annotations
