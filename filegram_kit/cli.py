@@ -126,6 +126,35 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from .llm.cache import ResponseCache, cache_dir
+
+    cache = ResponseCache(args.dir or cache_dir())
+    if args.action == "verify":
+        broken = cache.verify()
+        for path, reason in broken:
+            print(f"  {path}: {reason}", file=sys.stderr)
+        print(f"{cache.root}: {cache.stats()['entries']} entries, {len(broken)} broken")
+        return 1 if broken else 0
+    if args.action == "prune":
+        if args.older_than is None:
+            print("error: give --older-than DAYS (entries written longer ago are removed)", file=sys.stderr)
+            return 2
+        removed = cache.prune(older_than_days=args.older_than, dry_run=args.dry_run)
+        for path in removed:
+            print(f"  {path}")
+        print(f"{'would remove' if args.dry_run else 'removed'} {len(removed)} entries from {cache.root}")
+        return 0
+    stats = cache.stats()
+    print(f"{cache.root}: {stats['entries']} entries, {stats['bytes']} bytes")
+    rows = Counter((str(e.meta.get("task", "?")), str(e.meta.get("backend", "?"))) for e in cache.entries())
+    if rows:
+        _emit(pl.DataFrame([{"task": t, "backend": b, "entries": n} for (t, b), n in sorted(rows.items())]), "table")
+    if sum(rows.values()) < stats["entries"]:
+        print(f"{stats['entries'] - sum(rows.values())} entries are unreadable: run `filegram cache verify`")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filegram", description=__doc__)
     parser.add_argument("--version", action="version", version=f"filegram_kit {__version__}")
@@ -166,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (e.g. T-05 t12)")
     p.add_argument("--workers", type=int, help="parallel processes (default: all cores)")
     p.set_defaults(func=cmd_corpus)
+
+    p = sub.add_parser("cache", help="inspect, check or prune the LLM response cache (default: data/cache)")
+    p.add_argument("action", choices=("stats", "verify", "prune"), help="entries by task and backend; list broken "
+                   "entries (exit 1 if any); remove old entries")
+    p.add_argument("--dir", type=Path, metavar="DIR", help="cache folder (default: $FILEGRAM_CACHE or data/cache)")
+    p.add_argument("--older-than", type=float, metavar="DAYS", help="prune: remove entries written before this")
+    p.add_argument("--dry-run", action="store_true", help="prune: list what would be removed, remove nothing")
+    p.set_defaults(func=cmd_cache)
 
     for name, func, text in (("validate", cmd_validate, "check trajectories against the event schema"),
                              ("clean", cmd_clean, "drop metadata events, strip generator fields, anonymise paths")):

@@ -1,0 +1,223 @@
+"""One interface for every LLM and embedding provider: typed tasks in, typed answers out.
+
+    backend = get_backend("offline")              # or "gemini", "cohere", "openai_compat" (lazy SDK import)
+    backend.summarize(text)                       # -> str
+    backend.answer_mcq(question, choices, context) # -> McqAnswer
+    with backend.phase("query"): ...              # token usage is split by phase (ingest / query / judge)
+
+Every typed call goes through `run`: it builds the content-addressed cache key (backend, model,
+task, prompt version, inputs, params), answers from the cache when it can, else computes and
+stores. A backend implements `_compute(task, inputs, params) -> Computed`, returning a JSON-able
+value (what the cache holds) with the provider's own token counts; the typed methods turn values
+into `McqAnswer`, `LikertScore`, ... `params()` goes into cache keys and result rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .tasks import (
+    TASKS,
+    AgentStep,
+    AnomalyVerdict,
+    LikertScore,
+    McqAnswer,
+    ParseError,
+    ToolCall,
+)
+
+PHASES = ("ingest", "query", "judge")
+
+
+@dataclass(frozen=True)
+class Computed:
+    """A backend's answer to one task: the JSON-able value and the provider-reported token counts."""
+
+    value: Any
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class UsageMeter:
+    """Calls, cache hits and tokens per phase; thread-safe, since calls run in a pool."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, phase: str, **amounts: int) -> None:
+        with self._lock:
+            row = self.counts.setdefault(phase, {"calls": 0, "cached": 0, "input_tokens": 0, "output_tokens": 0,
+                                                 "parse_failures": 0, "errors": 0})
+            for key, value in amounts.items():
+                row[key] += value
+
+    def total(self, key: str) -> int:
+        return sum(row.get(key, 0) for row in self.counts.values())
+
+    def cost(self, prices: Mapping[str, float]) -> float:
+        """Dollars for the tokens spent, from a price entry {"input": $ per 1M, "output": $ per 1M}."""
+        return (self.total("input_tokens") * prices.get("input", 0.0)
+                + self.total("output_tokens") * prices.get("output", 0.0)) / 1_000_000
+
+
+class Backend:
+    """Base of all backends; subclasses set `name`, `default_model` and implement `_compute`."""
+
+    name: ClassVar[str] = ""
+    default_model: ClassVar[str] = ""
+
+    def __init__(self, model: str | None = None, *, cache: Any = None, max_concurrency: int = 4,
+                 serial: bool = False):
+        self.model = model or self.default_model
+        self.cache = cache  # a ResponseCache, or None for no caching
+        self.max_concurrency = max(1, int(max_concurrency))
+        self.serial = serial  # one call at a time, in order: for debugging
+        self.usage = UsageMeter()
+        self._phase = threading.local()
+
+    def params(self) -> dict[str, Any]:
+        """What identifies this backend's answers (cache keys, result rows)."""
+        return {"backend": self.name, "model": self.model}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r})"
+
+    # -- phases and plumbing ---------------------------------------------------------------------
+    @property
+    def current_phase(self) -> str:
+        return getattr(self._phase, "name", "ingest")
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Attribute the calls made inside the block to a phase (ingest, query or judge)."""
+        if name not in PHASES:
+            raise ValueError(f"unknown phase {name!r}; phases: {', '.join(PHASES)}")
+        previous, self._phase.name = self.current_phase, name
+        try:
+            yield
+        finally:
+            self._phase.name = previous
+
+    def run(self, task: str, inputs: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Any:
+        """The JSON-able answer to one typed task, from the cache when possible."""
+        if task not in TASKS:
+            raise KeyError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+        params = dict(params or {})
+        phase = self.current_phase
+
+        def compute() -> Any:
+            try:
+                done = self._compute(task, dict(inputs), params)
+            except ParseError:
+                self.usage.add(phase, calls=1, parse_failures=1)
+                raise
+            except Exception:
+                self.usage.add(phase, calls=1, errors=1)
+                raise
+            self.usage.add(phase, calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
+            return done.value
+
+        if self.cache is None:
+            return compute()
+        from .cache import cache_key
+
+        key = cache_key(backend=self.name, model=self.model, task=task, prompt_version=TASKS[task].version,
+                        inputs=dict(inputs), params=params)
+        value, hit = self.cache.get_or_compute(key, compute, meta={"task": task, **self.params(), "phase": phase})
+        if hit:
+            self.usage.add(phase, cached=1)
+        return value
+
+    def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
+        raise NotImplementedError(f"{type(self).__name__} does not implement task {task!r}")
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """fn over items with at most `max_concurrency` calls in flight (in order, serially if `serial`)."""
+        items = list(items)
+        if self.serial or self.max_concurrency == 1 or len(items) < 2:
+            return [fn(item) for item in items]
+        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+            return list(pool.map(fn, items))
+
+    # -- the typed tasks -------------------------------------------------------------------------
+    def embed(self, texts: list[str], *, input_type: str = "document") -> np.ndarray:
+        """Unit-length rows, one per text (input_type: document | query, as embedding APIs distinguish)."""
+        value = self.run("embed", {"texts": list(texts)}, {"input_type": input_type})
+        return np.asarray(value, dtype=np.float32).reshape(len(texts), -1)
+
+    def summarize(self, text: str, *, max_words: int = 120) -> str:
+        return str(self.run("summarize", {"text": text}, {"max_words": max_words}))
+
+    def extract_facts(self, text: str, *, max_facts: int = 10) -> list[str]:
+        return [str(f) for f in self.run("extract_facts", {"text": text}, {"max_facts": max_facts})]
+
+    def segment_episodes(self, items: list[str]) -> list[tuple[int, int]]:
+        """Contiguous (start, end) spans covering the items, one per episode."""
+        return [(int(a), int(b)) for a, b in self.run("segment_episodes", {"items": list(items)})]
+
+    def describe_style(self, text: str) -> dict[str, Any]:
+        return dict(self.run("describe_style", {"text": text}))
+
+    def judge_anomaly(self, deviation: Mapping[str, float],
+                      task_shift: Mapping[str, float] | None = None) -> AnomalyVerdict:
+        value = self.run("judge_anomaly", {"deviation": dict(deviation), "task_shift": dict(task_shift or {})})
+        return AnomalyVerdict(value["label"], value.get("rationale", ""))
+
+    def answer_mcq(self, question: str, choices: list[str], context: str) -> McqAnswer:
+        value = self.run("answer_mcq", {"question": question, "choices": list(choices), "context": context})
+        return McqAnswer(int(value["index"]), float(value.get("confidence", 1.0)), tuple(value.get("scores", ())))
+
+    def answer_open(self, question: str, context: str, *, max_words: int = 60) -> str:
+        return str(self.run("answer_open", {"question": question, "context": context}, {"max_words": max_words}))
+
+    def judge_likert(self, reference: str, answer: str, rubric: Mapping[int, str] | None = None) -> LikertScore:
+        inputs = {"reference": reference, "answer": answer,
+                  "rubric": {str(k): v for k, v in (rubric or {}).items()}}
+        value = self.run("judge_likert", inputs)
+        return LikertScore(int(value["score"]), value.get("rationale", ""))
+
+    def rephrase_question(self, question: str) -> str:
+        return str(self.run("rephrase_question", {"question": question}))
+
+    def agent_step(self, messages: list[dict[str, Any]], tools: Mapping[str, Any]) -> AgentStep:
+        """The next turn of a tool-using agent given the conversation so far and the tool specs."""
+        value = self.run("agent_step", {"messages": list(messages), "tools": dict(tools)})
+        calls = tuple(ToolCall(c["name"], dict(c.get("arguments", {})), c.get("id", "")) for c in value["tool_calls"])
+        return AgentStep(value.get("text", ""), calls)
+
+
+# -- registry -------------------------------------------------------------------------------------
+BACKENDS: dict[str, str] = {
+    "offline": "filegram_kit.llm.offline:OfflineBackend",
+    "gemini": "filegram_kit.llm.gemini:GeminiBackend",
+    "cohere": "filegram_kit.llm.cohere:CohereBackend",
+    "openai_compat": "filegram_kit.llm.openai_compat:OpenAICompatBackend",
+}
+
+
+def register_backend(name: str, target: str) -> None:
+    """Make `get_backend(name)` import `module:Class` (third-party backends plug in here)."""
+    BACKENDS[name] = target
+
+
+def get_backend(name: str = "offline", **params: Any) -> Backend:
+    """A backend by name; its module (and SDK) is imported only now."""
+    if name not in BACKENDS:
+        raise KeyError(f"unknown backend {name!r}; backends: {', '.join(BACKENDS)}")
+    module_name, _, class_name = BACKENDS[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        extra = {"gemini": "gemini", "cohere": "cohere", "openai_compat": "openai"}.get(name)
+        hint = f"; install it with: pip install -e '.[{extra}]'" if extra and exc.name != module_name else ""
+        raise ImportError(f"backend {name!r} needs the module {exc.name!r}{hint}") from exc
+    return getattr(module, class_name)(**params)

@@ -1,0 +1,98 @@
+"""Backends that answer typed tasks by prompting a model: render the template, call, parse.
+
+A provider module (gemini, openai_compat, ...) subclasses `PromptBackend` and implements three
+small methods: `_complete(prompt, json_mode)` for text tasks, `_embed(texts, input_type)` for
+embeddings and `_chat(messages, tools)` for agent steps. Everything else (templates, tolerant
+parsing, what each task's cached value looks like) lives here once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .base import Backend, Computed
+from .tasks import (
+    TASKS,
+    ToolCall,
+    options_text,
+    parse_anomaly,
+    parse_boundaries,
+    parse_choice,
+    parse_facts,
+    parse_json,
+    parse_likert,
+    rubric_text,
+)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model reply with the provider's own usage fields."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class PromptBackend(Backend):
+    def _complete(self, prompt: str, *, json_mode: bool) -> Completion:
+        raise NotImplementedError(f"{type(self).__name__} has no text model")
+
+    def _embed(self, texts: list[str], *, input_type: str) -> tuple[list[list[float]], int]:
+        raise NotImplementedError(f"{type(self).__name__} has no embedding model")
+
+    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any]) -> Completion:
+        raise NotImplementedError(f"{type(self).__name__} cannot call tools")
+
+    def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
+        if task == "embed":
+            vectors, tokens = self._embed(inputs["texts"], input_type=params.get("input_type", "document"))
+            return Computed(vectors, tokens, 0)
+        if task == "agent_step":
+            reply = self._chat(inputs["messages"], inputs["tools"])
+            calls = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in reply.tool_calls]
+            return Computed({"text": reply.text, "tool_calls": calls}, reply.input_tokens, reply.output_tokens)
+        spec = TASKS[task]
+        reply = self._complete(spec.render(**_prompt_fields(task, inputs, params)), json_mode=spec.output == "json")
+        return Computed(_decode(task, reply.text, inputs), reply.input_tokens, reply.output_tokens)
+
+
+def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """What a task's template is filled with (lists and maps rendered as readable text)."""
+    fields = {**inputs, **params}
+    if task == "answer_mcq":
+        fields["options"] = options_text(inputs["choices"])
+    elif task == "segment_episodes":
+        fields["items"] = "\n".join(f"{i}. {item}" for i, item in enumerate(inputs["items"]))
+    elif task == "judge_likert":
+        fields["rubric"] = rubric_text({int(k): v for k, v in inputs["rubric"].items()} or None)
+    elif task == "judge_anomaly":
+        for key in ("deviation", "task_shift"):
+            fields[key] = json.dumps(inputs[key], sort_keys=True) if inputs[key] else "(none)"
+    return fields
+
+
+def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:
+    """The JSON-able value a task's reply stands for; raises ParseError when the reply has the wrong shape."""
+    if task in ("summarize", "answer_open", "rephrase_question"):
+        return text.strip()
+    if task == "extract_facts":
+        return parse_facts(text)
+    if task == "segment_episodes":
+        return [list(span) for span in parse_boundaries(text, len(inputs["items"]))]
+    if task == "describe_style":
+        data = parse_json(task, text)
+        return data if isinstance(data, dict) else {"summary": str(data)}
+    if task == "judge_anomaly":
+        verdict = parse_anomaly(text)
+        return {"label": verdict.label, "rationale": verdict.rationale}
+    if task == "answer_mcq":
+        index, confidence = parse_choice(text, len(inputs["choices"]))
+        return {"index": index, "confidence": confidence}
+    if task == "judge_likert":
+        score = parse_likert(text)
+        return {"score": score.score, "rationale": score.rationale}
+    raise KeyError(f"no decoder for task {task!r}")
