@@ -1,0 +1,99 @@
+"""The lexical reader: scores each multiple-choice option against the context it was given.
+
+It sees only the context text, as an LLM reader would. Per option, three pieces of evidence:
+
+- lexical: BM25 of the option's own terms over context sentences, each sentence's score boosted
+  by how relevant it is to the question (an option is supported where the question's topic is),
+  best sentence taken, scaled by the best option's score to [0, 1];
+- numbers: each number the option states counts +w if it occurs in a sentence relevant to the
+  question and option (w = that sentence's relevance, 0..1), and -1 if it is nowhere in the
+  context, so a distractor that shares the words but states a different figure loses;
+- semantic: the best LSA cosine between the option and a context sentence.
+
+The weighted sum goes through a softmax (temperature TEMPERATURE) to give per-option confidences.
+Exact ties go to the lowest index, a documented and deterministic choice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from filegram_kit.llm.algorithms.bm25 import Bm25Index
+from filegram_kit.llm.algorithms.embedding import embed
+from filegram_kit.llm.algorithms.summarize import select_within_budget
+from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
+
+LEXICAL_WEIGHT = 2.0
+NUMBER_WEIGHT = 1.5
+SEMANTIC_WEIGHT = 1.0
+TEMPERATURE = 0.5
+OPEN_ANSWER_FLOOR = 0.5
+
+
+def _unit(scores: np.ndarray) -> np.ndarray:
+    top = float(scores.max()) if scores.size else 0.0
+    return scores / top if top > 0 else np.zeros_like(scores)
+
+
+def _number_support(option: str, sentences: list[str], relevance: np.ndarray) -> float:
+    """Mean over the option's quantities of: relevance of the best sentence stating the same value and
+    unit (38.2% is not $38.2), or -1 if none does."""
+    stated = sorted(set(quantities(option)))
+    if not stated:
+        return 0.0
+    in_sentence = [quantities(s) for s in sentences]
+    support = []
+    for value in stated:
+        where = [relevance[i] for i, found in enumerate(in_sentence) if any(same_quantity(value, q) for q in found)]
+        support.append(max(where) if where else -1.0)
+    return float(np.mean(support))
+
+
+def option_scores(question: str, choices: list[str], context: str) -> np.ndarray:
+    """Raw evidence score per option (higher is better supported); see the module docstring."""
+    sentences = split_sentences(context)
+    if not sentences:
+        return np.zeros(len(choices))
+    index = Bm25Index([content_terms(s) for s in sentences])
+    question_terms = content_terms(question)
+    question_fit = _unit(index.scores(question_terms))
+    sentence_vectors = embed(sentences)
+    option_vectors = embed(list(choices))
+    lexical, numeric = np.zeros(len(choices)), np.zeros(len(choices))
+    for k, option in enumerate(choices):
+        terms = content_terms(option)
+        own = [t for t in terms if t not in set(question_terms)] or terms
+        lexical[k] = float(np.max(index.scores(own) * (1.0 + question_fit)))
+        words = [t for t in own if t not in set(numbers(option))]
+        relevance = _unit(index.scores(question_terms + words))
+        numeric[k] = _number_support(option, sentences, relevance)
+    semantic = np.max(option_vectors @ sentence_vectors.T, axis=1) if len(choices) else np.zeros(0)
+    return LEXICAL_WEIGHT * _unit(lexical) + NUMBER_WEIGHT * numeric + SEMANTIC_WEIGHT * semantic
+
+
+def softmax(scores: np.ndarray, temperature: float = TEMPERATURE) -> np.ndarray:
+    z = (scores - scores.max()) / temperature
+    e = np.exp(z)
+    return e / e.sum()
+
+
+def answer_mcq(question: str, choices: list[str], context: str) -> tuple[int, list[float]]:
+    """(index of the best-supported option, softmax confidence per option)."""
+    if not choices:
+        raise ValueError("answer_mcq: no choices to pick from")
+    raw = np.round(option_scores(question, list(choices), context), 9)  # rounding: ties are exact ties
+    probs = softmax(raw)
+    return int(np.argmax(raw)), [float(p) for p in probs]
+
+
+def answer_open(question: str, context: str, max_words: int = 60) -> str:
+    """The context sentences that best answer the question (BM25 + LSA), within max_words, in order."""
+    sentences = split_sentences(context)
+    if not sentences:
+        return ""
+    lexical = _unit(Bm25Index([content_terms(s) for s in sentences]).scores(content_terms(question)))
+    semantic = (embed(sentences) @ embed([question]).T)[:, 0]
+    scores = np.round(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic, 9)
+    best = float(scores.max())
+    floor = OPEN_ANSWER_FLOOR * best if best > 0 else best  # only sentences nearly as relevant as the best
+    return " ".join(select_within_budget(sentences, scores, max_words, floor=floor))
