@@ -121,7 +121,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print("error: give --profiles or --sample, not both", file=sys.stderr)
         return 2
     personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
-    report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers)
+    report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers,
+                          agent=args.agent, backend=args.backend)
     print(report)
     return 0
 
@@ -194,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "instead of the paper's 20")
     p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (e.g. T-05 t12)")
     p.add_argument("--workers", type=int, help="parallel processes (default: all cores)")
+    p.add_argument("--agent", choices=("offline", "llm"), default="offline",
+                   help="the persona policy agent (default) or an LLM driving the same tools")
+    p.add_argument("--backend", default="offline", help="backend of the llm agent: offline, gemini, openai_compat")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("cache", help="inspect, check or prune the LLM response cache (default: data/cache)")

@@ -24,22 +24,26 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from .. import atomic
+from ..llm.base import Backend, get_backend
 from ..media import MediaStore
 from ..profiles import Perturbation, get_profile, load_profiles, perturbation_schedule, profiles_document
 from ..schema import Profile, Task
 from ..tasks import get_task, load_tasks
 from ..workspace import ensure_template
 from .agent import OfflineAgent
+from .llm_agent import LLMAgent
 from .policy import make_policy
 from .recorder import Recorder, SimClock
 from .tools import ToolBox
 
 ENGINE_VERSION = 1
+AGENTS = ("offline", "llm")
 _PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
@@ -78,8 +82,15 @@ def _write_events(directory: Path, events: list[dict], summary: dict, media: Med
 
 
 def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *, seed: int = 0,
-                        perturbation: Perturbation | None = None, workspace_cache: str | Path) -> Path:
-    """Run the offline agent for one persona on one task; returns `signal_dir/<profile>_<task>`."""
+                        perturbation: Perturbation | None = None, workspace_cache: str | Path,
+                        agent: str = "offline", backend: Backend | None = None) -> Path:
+    """Run one persona on one task; returns `signal_dir/<profile>_<task>`.
+
+    agent="offline" is the policy agent; agent="llm" lets `backend` (default: the offline backend's
+    explorer) drive the same tools through its agent_step task.
+    """
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
     tid = trajectory_id(profile, task)
     rng = np.random.default_rng([seed, _stable(profile.id), _stable(task.id)])
     template = ensure_template(task, workspace_cache, seed=seed)
@@ -92,11 +103,15 @@ def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *,
         shutil.copytree(template, sandbox, ignore=shutil.ignore_patterns(".complete"))
         clock = SimClock(START_MS + float(rng.integers(0, 60 * 86_400_000)))
         media = MediaStore(staging / "media", clock=clock.now)
+        model = (backend or get_backend("offline")) if agent == "llm" else None
         recorder = Recorder(root=sandbox, trajectory_id=tid, profile_id=profile.id, clock=clock, rng=rng,
-                            media=media)
-        policy = make_policy(profile, task, perturbation=perturbation, rng=rng)
-        agent = OfflineAgent(profile, task, policy, ToolBox(sandbox, recorder, clock, rng), recorder, clock, rng)
-        summary = agent.run()
+                            media=media, **({"model_provider": model.name, "model_name": model.model} if model else {}))
+        tools = ToolBox(sandbox, recorder, clock, rng)
+        if model is None:
+            policy = make_policy(profile, task, perturbation=perturbation, rng=rng)
+            summary = OfflineAgent(profile, task, policy, tools, recorder, clock, rng).run()
+        else:
+            summary = LLMAgent(profile, task, model, tools, recorder, clock, perturbation=perturbation).run()
         _write_events(staging, recorder.events, summary, media)
         final = signal_dir / tid
         if final.exists():
@@ -127,9 +142,20 @@ def plan_jobs(profiles: Sequence[Profile], tasks: Sequence[Task], *, seed: int =
     return [Job(p, t, shifts.get(trajectory_id(p, t))) for p in profiles for t in tasks]
 
 
-def _run_job(job: Job, signal_dir: str, seed: int, cache: str) -> str:
+@cache
+def _worker_backend(name: str, params_json: str) -> Backend:
+    """One backend per worker process (the offline one fits its LSA model once); API answers are cached."""
+    from ..llm.cache import default_cache
+
+    params = json.loads(params_json)
+    return get_backend(name, **params, **({} if name == "offline" else {"cache": default_cache()}))
+
+
+def _run_job(job: Job, signal_dir: str, seed: int, cache_dir: str, agent: str = "offline",
+             backend: str = "offline", backend_params: str = "{}") -> str:
+    model = _worker_backend(backend, backend_params) if agent == "llm" else None
     generate_trajectory(job.profile, job.task, signal_dir, seed=seed, perturbation=job.perturbation,
-                        workspace_cache=cache)
+                        workspace_cache=cache_dir, agent=agent, backend=model)
     return job.id
 
 
@@ -142,8 +168,9 @@ def _merge_manifest(out: Path, manifest: dict) -> dict:
                               "(or made by an older version); use another --out folder")
         return manifest
     old = json.loads(path.read_text(encoding="utf-8"))
-    for key, why in (("seed", ""), ("engine_version", ""), ("engine", " (the engine's code or data changed since)")):
-        if old.get(key) != manifest[key]:
+    for key, why in (("seed", ""), ("engine_version", ""), ("agent", ""),
+                     ("engine", " (the engine's code or data changed since)")):
+        if old.get(key, "offline" if key == "agent" else None) != manifest[key]:
             raise CorpusError(f"{out} holds a corpus built with {key}={old.get(key)!r}, not {manifest[key]!r}{why}; "
                               "its trajectories would mix with these: use another --out folder or delete this one")
     union = {k: list(dict.fromkeys(old.get(k, []) + manifest[k])) for k in ("profiles", "tasks")}
@@ -162,13 +189,22 @@ class BuildReport:
 
 def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
                  tasks: Iterable[Task | str] | None = None, workers: int | None = None,
-                 progress: bool | None = None) -> BuildReport:
-    """Build (or finish building) the corpus in `out`; returns how many trajectories were run."""
+                 progress: bool | None = None, agent: str = "offline", backend: str = "offline",
+                 backend_params: dict[str, Any] | None = None) -> BuildReport:
+    """Build (or finish building) the corpus in `out`; returns how many trajectories were run.
+
+    agent="llm" runs the LLM agent with `backend` (a registered name, e.g. "gemini") built in each
+    worker with `backend_params`; its answers go through the response cache, so a rerun is free.
+    """
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    params_json = json.dumps(backend_params or {}, sort_keys=True)
     out = Path(out)
     chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
     chosen_t = [t if isinstance(t, Task) else get_task(t) for t in (tasks or load_tasks().values())]
     jobs = plan_jobs(chosen_p, chosen_t, seed=seed)
     manifest = _merge_manifest(out, {"engine_version": ENGINE_VERSION, "engine": engine_fingerprint()[:16],
+                                     "agent": agent if agent == "offline" else f"llm/{backend}",
                                      "seed": seed, "profiles": [p.id for p in chosen_p],
                                      "tasks": [t.id for t in chosen_t]})
     signal = out / "signal"
@@ -180,7 +216,8 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     disable = None if progress is None else not progress
     _in_parallel(_build_template, [(t, str(cache), seed) for t in chosen_t], workers, "workspaces", disable)
     todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
-    _in_parallel(_run_job, [(j, str(signal), seed, str(cache)) for j in todo], workers, "trajectories", disable)
+    _in_parallel(_run_job, [(j, str(signal), seed, str(cache), agent, backend, params_json) for j in todo],
+                 workers, "trajectories", disable)
     _write_ground_truth(out, jobs, seed)
     manifest["trajectories"] = sum(1 for _ in signal.glob("*/events.json"))
     atomic.write_json(out / "corpus.json", manifest)

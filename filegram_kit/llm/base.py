@@ -3,7 +3,7 @@
     backend = get_backend("offline")              # or "gemini", "cohere", "openai_compat" (lazy SDK import)
     backend.summarize(text)                       # -> str
     backend.answer_mcq(question, choices, context) # -> McqAnswer
-    with backend.phase("query"): ...              # token usage is split by phase (ingest / query / judge)
+    with backend.phase("query"): ...              # token usage is split by phase (ingest / query / judge / generate)
 
 Every typed call goes through `run`: it builds the content-addressed cache key (backend, model,
 task, prompt version, inputs, params), answers from the cache when it can, else computes and
@@ -34,7 +34,7 @@ from .tasks import (
     ToolCall,
 )
 
-PHASES = ("ingest", "query", "judge")
+PHASES = ("ingest", "query", "judge", "generate")  # generate: the LLM agent writing traces
 
 
 @dataclass(frozen=True)
