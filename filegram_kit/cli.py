@@ -114,9 +114,18 @@ def cmd_corpus(args: argparse.Namespace) -> int:
             return 2
         print(format_comparison(counts, n))
         return 0
-    if args.out is None:
+    if args.out is None and not args.dry_run:
         print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
         return 2
+    if args.dry_run:
+        from .engine.corpus import dry_run_corpus
+
+        if args.agent != "llm":
+            print("error: --dry-run estimates an LLM agent's bill: add --agent llm --backend NAME", file=sys.stderr)
+            return 2
+        personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
+        print(dry_run_corpus(backend=args.backend, seed=args.seed, profiles=personas, tasks=args.tasks).report())
+        return 0
     if args.sample and args.profiles:
         print("error: give --profiles or --sample, not both", file=sys.stderr)
         return 2
@@ -198,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", choices=("offline", "llm"), default="offline",
                    help="the persona policy agent (default) or an LLM driving the same tools")
     p.add_argument("--backend", default="offline", help="backend of the llm agent: offline, gemini, openai_compat")
+    p.add_argument("--dry-run", action="store_true", help="with --agent llm: print the calls, tokens and cost the "
+                   "backend would be sent, spending nothing")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("cache", help="inspect, check or prune the LLM response cache (default: data/cache)")

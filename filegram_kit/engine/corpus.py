@@ -255,3 +255,20 @@ def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable
             for future in as_completed([pool.submit(fn, *args) for args in calls]):
                 future.result()
                 bar.update()
+
+
+def dry_run_corpus(*, backend: str, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
+                   tasks: Iterable[Task | str] | None = None, progress: bool | None = None) -> Backend:
+    """Run the LLM agent with offline answers to count what `backend` would be sent; nothing is kept.
+
+    Returns the dry-run backend: `.report()` prints calls, tokens and cost per phase.
+    """
+    model = get_backend("dryrun", target=backend)
+    chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
+    chosen_t = [t if isinstance(t, Task) else get_task(t) for t in (tasks or load_tasks().values())]
+    with tempfile.TemporaryDirectory(prefix="filegram-dryrun-") as tmp:
+        for job in tqdm(plan_jobs(chosen_p, chosen_t, seed=seed), desc="dry run", unit="traj",
+                        disable=None if progress is None else not progress):
+            generate_trajectory(job.profile, job.task, Path(tmp) / "signal", seed=seed, perturbation=job.perturbation,
+                                workspace_cache=Path(tmp) / "ws", agent="llm", backend=model)
+    return model

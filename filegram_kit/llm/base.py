@@ -201,6 +201,7 @@ BACKENDS: dict[str, str] = {
     "gemini": "filegram_kit.llm.gemini:GeminiBackend",
     "cohere": "filegram_kit.llm.cohere:CohereBackend",
     "openai_compat": "filegram_kit.llm.openai_compat:OpenAICompatBackend",
+    "dryrun": "filegram_kit.llm.dryrun:DryRunBackend",  # offline answers, a target backend's token bill
 }
 
 
