@@ -83,3 +83,10 @@ def test_the_offline_agent_explores_reads_writes_then_stops():
     assert [s["tool_calls"][0]["arguments"].get("file_path") for s, _ in steps][1:] == ["a.md", "b.txt", AGENT_NOTES]
     assert "12%" in steps[-1][0]["tool_calls"][0]["arguments"]["content"]
     assert "Done" in step["text"]
+
+
+def test_backend_settings_are_part_of_the_cache_key(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+    small = get_backend("offline", dim=64, cache=cache).embed(["the cat Shadow"])
+    large = get_backend("offline", dim=256, cache=cache).embed(["the cat Shadow"])
+    assert small.shape == (1, 64) and large.shape == (1, 256) and cache.stores == 2

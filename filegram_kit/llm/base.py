@@ -130,8 +130,9 @@ class Backend:
             return compute()
         from .cache import cache_key
 
+        # params(): everything that changes answers besides the call (server, dimensions, seed ...)
         key = cache_key(backend=self.name, model=self.model, task=task, prompt_version=TASKS[task].version,
-                        inputs=dict(inputs), params=params)
+                        inputs=dict(inputs), params={"call": params, "backend": self.params()})
         value, hit = self.cache.get_or_compute(key, compute, meta={"task": task, **self.params(), "phase": phase})
         if hit:
             self.usage.add(phase, cached=1)

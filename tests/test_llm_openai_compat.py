@@ -1,0 +1,227 @@
+"""OpenAI-compatible backend against a loopback server speaking OpenAI's wire format: the real SDK request path."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from filegram_kit.engine.tools import TOOL_SPECS
+from filegram_kit.llm.base import get_backend
+from filegram_kit.llm.cache import CacheMiss, ResponseCache
+from filegram_kit.llm.openai_compat import OpenAICompatBackend
+from filegram_kit.llm.retry import AuthError, ProviderError
+from filegram_kit.llm.tasks import ParseError, ToolCall
+
+from .loopback import LoopbackServer
+
+CHAT, EMBED = "/v1/chat/completions", "/v1/embeddings"
+
+
+@pytest.fixture(autouse=True)
+def no_outside_settings(tmp_path, monkeypatch):
+    """Neither the developer's environment nor a filegram.toml may point these tests at a real server."""
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(variable, raising=False)
+    (tmp_path / "empty.toml").write_text("", encoding="utf-8")
+    monkeypatch.setenv("FILEGRAM_CONFIG", str(tmp_path / "empty.toml"))
+
+
+@pytest.fixture
+def server():
+    with LoopbackServer() as loopback:
+        yield loopback
+
+
+def backend(server, waits=None, **kwargs):
+    """A backend on the loopback server; retry waits are recorded, never slept."""
+    options = {"base_url": server.url + "/v1", "api_key": "sk-test", "timeout": 2.0, "retries": 2,
+               "sleep": (waits if waits is not None else []).append, **kwargs}
+    return OpenAICompatBackend("local-model", **options)
+
+
+def chat(content=None, tool_calls=(), usage=(11, 5)):
+    message = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+                                 for call_id, name, args in tool_calls]
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "local-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}]}
+    if usage:
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+    return body
+
+
+def test_summarize_and_mcq_come_back_typed_with_the_servers_token_counts(server):
+    server.reply(CHAT, chat("  Ann filed the Q3 report.  ", usage=(40, 7)))
+    server.reply(CHAT, chat('{"answer": "B", "confidence": 0.8}', usage=(60, 9)))
+    model = backend(server)
+    assert model.summarize("Ann filed the Q3 report on Monday.", max_words=20) == "Ann filed the Q3 report."
+    with model.phase("query"):
+        answer = model.answer_mcq("Which file?", ["a.md", "b.md"], "b.md holds the report")
+    assert (answer.letter, answer.confidence) == ("B", 0.8)
+
+    first, second = (r.json for r in server.requests_to(CHAT))
+    assert first["model"] == second["model"] == "local-model" and first["temperature"] == 0
+    assert first["messages"][0]["role"] == "user" and "Ann filed the Q3 report on Monday." in first["messages"][0][
+        "content"] and "20 words" in first["messages"][0]["content"]
+    assert "response_format" not in first and second["response_format"] == {"type": "json_object"}
+    assert "B. b.md" in second["messages"][0]["content"] and "tools" not in second
+    assert server.requests[0].headers["authorization"] == "Bearer sk-test"
+    assert model.usage.counts["ingest"]["input_tokens"] == 40 and model.usage.counts["query"]["output_tokens"] == 9
+    assert model.usage.total("calls") == 2 and model.usage.total("input_tokens") == 100
+
+
+def test_a_server_without_json_mode_is_asked_again_without_it(server):
+    server.reply(CHAT, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}},
+                 status=400)
+    server.reply(CHAT, chat('{"answer": "A"}'), times=2)
+    model = backend(server)
+    assert model.answer_mcq("q?", ["x", "y"], "ctx").index == 0
+    assert model.answer_mcq("q2?", ["x", "y"], "ctx").index == 0
+    bodies = [r.json for r in server.requests_to(CHAT)]
+    assert "response_format" in bodies[0] and all("response_format" not in b for b in bodies[1:])
+    assert len(bodies) == 3
+
+
+def test_a_rate_limit_is_retried_and_missing_usage_counts_zero(server):
+    waits = []
+    server.reply(CHAT, {"error": {"message": "slow down", "type": "rate_limit"}}, status=429)
+    server.reply(CHAT, chat("fine", usage=None))
+    model = backend(server, waits)
+    assert model.summarize("text") == "fine"
+    assert len(server.requests_to(CHAT)) == 2 and len(waits) == 1
+    assert model.usage.total("calls") == 1 and model.usage.total("input_tokens") == 0
+
+
+def test_server_errors_give_up_after_the_retries(server):
+    waits = []
+    server.reply(CHAT, {"error": {"message": "boom"}}, status=500, times=3)
+    model = backend(server, waits, retries=2)
+    with pytest.raises(ProviderError, match="after 3 attempts") as info:
+        model.summarize("text")
+    assert info.value.status == 500 and len(server.requests) == 3 and len(waits) == 2
+    assert model.usage.total("errors") == 1
+
+
+def test_a_refused_key_is_an_auth_error_at_once(server):
+    waits = []
+    server.reply(CHAT, {"error": {"message": "Incorrect API key", "type": "invalid_request_error"}}, status=401)
+    server.reply(CHAT, chat("never served"))
+    with pytest.raises(AuthError, match="OPENAI_API_KEY"):
+        backend(server, waits).summarize("text")
+    assert len(server.requests) == 1 and waits == []
+
+
+def test_no_key_and_no_server_is_an_auth_error_before_any_call():
+    with pytest.raises(AuthError, match="OPENAI_API_KEY.*OPENAI_BASE_URL"):
+        OpenAICompatBackend("m")
+
+
+def test_settings_come_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("OPENAI_MODEL", "qwen-local")
+    server.reply(CHAT, chat("ok"))
+    model = get_backend("openai_compat", sleep=lambda s: None)
+    assert model.summarize("x") == "ok" and server.requests[0].json["model"] == "qwen-local"
+    assert server.requests[0].headers["authorization"] == "Bearer not-needed"  # local servers ignore the key
+    assert model.params() == {"backend": "openai_compat", "model": "qwen-local", "base_url": server.url + "/v1",
+                              "embedding_model": "text-embedding-3-small"}
+
+
+@pytest.mark.parametrize(("body", "message"), [("this is not json {", "JSONDecodeError"),
+                                               ({"id": "x", "object": "chat.completion"}, "no choices")])
+def test_a_malformed_body_is_a_clear_error_and_nothing_is_cached(server, tmp_path, body, message):
+    server.reply(CHAT, body)
+    cache = ResponseCache(tmp_path / "cache", "use")
+    with pytest.raises(ProviderError, match=message):
+        backend(server, cache=cache).summarize("text")
+    assert cache.stores == 0 and not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_a_reply_that_is_not_the_asked_json_is_a_parse_failure_not_cached(server, tmp_path):
+    server.reply(CHAT, chat("I cannot tell from the context."))
+    server.reply(CHAT, chat('{"answer": "B", "confidence": 0.6}'))
+    model = backend(server, cache=ResponseCache(tmp_path, "use"))
+    with pytest.raises(ParseError, match="answer_mcq"):
+        model.answer_mcq("q?", ["x", "y"], "ctx")
+    assert model.usage.total("parse_failures") == 1 and model.cache.stores == 0
+    assert model.answer_mcq("q?", ["x", "y"], "ctx").index == 1  # asked the server again, not served the failure
+    assert len(server.requests) == 2
+
+
+def test_a_slow_server_times_out_is_retried_then_fails(server):
+    waits = []
+    server.reply(CHAT, chat("too late"), delay=2.0, times=2)
+    with pytest.raises(ProviderError, match="(?i)timeout|timed out"):
+        backend(server, waits, timeout=0.2, retries=1).summarize("text")
+    assert len(server.requests) == 2 and len(waits) == 1
+
+
+def test_an_agent_step_turns_tool_calls_into_typed_calls_and_the_conversation_into_openai_format(server):
+    server.reply(CHAT, chat("Looking around.", [("call_a", "ls", '{"path": "."}'),
+                                                ("call_b", "read", '{"file_path": "notes/a.md", "limit": 40}')]))
+    server.reply(CHAT, chat("Done.", usage=(300, 4)))
+    model = backend(server)
+    messages = [{"role": "system", "content": "You are careful."}, {"role": "user", "content": "Tidy the folder."}]
+    step = model.agent_step(messages, TOOL_SPECS)
+    assert step.text == "Looking around." and not step.done
+    assert step.tool_calls == (ToolCall("ls", {"path": "."}, "call_a"),
+                               ToolCall("read", {"file_path": "notes/a.md", "limit": 40}, "call_b"))
+    first = server.requests[0].json
+    assert first["messages"] == messages
+    assert {t["function"]["name"] for t in first["tools"]} == set(TOOL_SPECS)
+    read = next(t for t in first["tools"] if t["function"]["name"] == "read")
+    assert read["type"] == "function" and read["function"]["parameters"] == TOOL_SPECS["read"]["parameters"]
+
+    # the conversation as the engine keeps it (neutral format), then the next turn
+    messages += [{"role": "assistant", "content": step.text,
+                  "tool_calls": [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in step.tool_calls]},
+                 {"role": "tool", "tool_call_id": "call_a", "name": "ls", "content": "notes/\nreport.md"},
+                 {"role": "tool", "tool_call_id": "call_b", "name": "read", "content": "1\tRevenue rose."}]
+    final = model.agent_step(messages, TOOL_SPECS)
+    assert final.done and final.text == "Done."
+    sent = server.requests[1].json["messages"]
+    assistant = sent[2]
+    assert assistant["role"] == "assistant" and assistant["content"] == "Looking around."
+    assert [(c["id"], c["type"], c["function"]["name"]) for c in assistant["tool_calls"]] == [
+        ("call_a", "function", "ls"), ("call_b", "function", "read")]
+    assert json.loads(assistant["tool_calls"][1]["function"]["arguments"]) == {"file_path": "notes/a.md", "limit": 40}
+    assert sent[3:] == [{"role": "tool", "tool_call_id": "call_a", "content": "notes/\nreport.md"},
+                        {"role": "tool", "tool_call_id": "call_b", "content": "1\tRevenue rose."}]
+    assert model.usage.total("input_tokens") == 11 + 300
+
+
+def test_malformed_tool_arguments_are_a_counted_parse_failure(server):
+    server.reply(CHAT, chat(None, [("call_a", "read", '{"file_path": "a.md"')]))
+    model = backend(server)
+    with pytest.raises(ParseError, match="read"):
+        model.agent_step([{"role": "user", "content": "go"}], TOOL_SPECS)
+    assert model.usage.total("parse_failures") == 1
+
+
+def test_embeddings_come_back_unit_length_in_input_order(server):
+    server.reply(EMBED, {"object": "list", "model": "text-embedding-3-small",
+                         "data": [{"object": "embedding", "index": 1, "embedding": [0.0, 2.0, 0.0]},
+                                  {"object": "embedding", "index": 0, "embedding": [3.0, 4.0, 0.0]}],
+                         "usage": {"prompt_tokens": 6, "total_tokens": 6}})
+    model = backend(server, embedding_model="embed-local")
+    rows = model.embed(["first text", "second text"], input_type="query")
+    np.testing.assert_allclose(rows, [[0.6, 0.8, 0.0], [0.0, 1.0, 0.0]], atol=1e-6)
+    body = server.requests[0].json
+    assert body == {"model": "embed-local", "input": ["first text", "second text"], "encoding_format": "float"}
+    assert model.usage.total("input_tokens") == 6
+
+
+def test_a_cached_rerun_makes_zero_http_requests_and_servers_do_not_share_answers(server, tmp_path):
+    server.reply(CHAT, chat("A short summary."))
+    assert backend(server, cache=ResponseCache(tmp_path, "use")).summarize("long text") == "A short summary."
+    assert len(server.requests) == 1
+    again = backend(server, cache=ResponseCache(tmp_path, "replay"))
+    assert again.summarize("long text") == "A short summary."
+    assert len(server.requests) == 1 and again.usage.total("cached") == 1 and again.usage.total("calls") == 0
+    with LoopbackServer() as other:  # same model name on another server: not the same answers
+        with pytest.raises(CacheMiss):
+            backend(other, cache=ResponseCache(tmp_path, "replay")).summarize("long text")
+        assert other.requests == []
