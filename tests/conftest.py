@@ -110,3 +110,9 @@ def corpus(tmp_path: Path) -> Path:
     write_trajectory_dir(tmp_path, "p1_methodical_T-05")
     write_trajectory_dir(tmp_path, "p3_efficient_executor_T-12", raw_events("p3_efficient_executor"))
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _no_writes_to_the_project_cache(tmp_path_factory, monkeypatch):
+    """Paid backends default to the project's response cache; tests get a private one instead."""
+    monkeypatch.setenv("FILEGRAM_CACHE", str(tmp_path_factory.mktemp("llm-cache")))

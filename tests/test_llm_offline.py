@@ -90,3 +90,9 @@ def test_backend_settings_are_part_of_the_cache_key(tmp_path):
     small = get_backend("offline", dim=64, cache=cache).embed(["the cat Shadow"])
     large = get_backend("offline", dim=256, cache=cache).embed(["the cat Shadow"])
     assert small.shape == (1, 64) and large.shape == (1, 256) and cache.stores == 2
+
+
+def test_open_answers_come_from_the_context(offline):
+    context = "Shadow was adopted on 3 March 2024. The photos are in pets/shadow/. Revenue rose 12%."
+    answer = offline.answer_open("When was Shadow adopted?", context, max_words=15)
+    assert "3 March 2024" in answer and len(answer.split()) <= 15

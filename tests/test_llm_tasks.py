@@ -167,3 +167,11 @@ def test_parse_failures_are_not_cached(tmp_path):
     with pytest.raises(ParseError):
         model.judge_likert("ref", "ans")
     assert model.judge_likert("ref", "ans").score == 5  # asked again, not served the failure
+
+
+def test_paid_backends_get_the_default_cache_and_free_ones_none(tmp_path, monkeypatch):
+    monkeypatch.setenv("FILEGRAM_CACHE", str(tmp_path))
+    register_backend("counting-paid", f"{__name__}:Counting")
+    assert get_backend("counting-paid").cache.root == tmp_path
+    assert get_backend("counting-paid", cache=None).cache is None
+    assert get_backend("offline").cache is None

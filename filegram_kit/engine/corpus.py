@@ -145,10 +145,7 @@ def plan_jobs(profiles: Sequence[Profile], tasks: Sequence[Task], *, seed: int =
 @cache
 def _worker_backend(name: str, params_json: str) -> Backend:
     """One backend per worker process (the offline one fits its LSA model once); API answers are cached."""
-    from ..llm.cache import default_cache
-
-    params = json.loads(params_json)
-    return get_backend(name, **params, **({} if name == "offline" else {"cache": default_cache()}))
+    return get_backend(name, **json.loads(params_json))  # paid backends answer through the default cache
 
 
 def _run_job(job: Job, signal_dir: str, seed: int, cache_dir: str, agent: str = "offline",

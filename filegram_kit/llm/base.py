@@ -211,10 +211,21 @@ def register_backend(name: str, target: str) -> None:
     BACKENDS[name] = target
 
 
+UNCACHED = ("offline", "dryrun")  # answering again costs nothing: no cache unless one is given
+
+
 def get_backend(name: str = "offline", **params: Any) -> Backend:
-    """A backend by name; its module (and SDK) is imported only now."""
+    """A backend by name; its module (and SDK) is imported only now.
+
+    Backends that cost money answer through the default response cache (data/cache, mode from
+    FILEGRAM_CACHE_MODE) unless `cache=` is given (None: no cache), so a rerun makes zero calls.
+    """
     if name not in BACKENDS:
         raise KeyError(f"unknown backend {name!r}; backends: {', '.join(BACKENDS)}")
+    if "cache" not in params and name not in UNCACHED:
+        from .cache import default_cache
+
+        params["cache"] = default_cache()
     module_name, _, class_name = BACKENDS[name].partition(":")
     try:
         module = importlib.import_module(module_name)
