@@ -42,6 +42,11 @@ def read_text(path: str | Path) -> str:
     return _decoded(data, ext)
 
 
+def text_of_bytes(data: bytes, ext: str) -> str:
+    """The textual view of a file's bytes when there is no file (e.g. an image sent to an embedder)."""
+    return data.decode("utf-8", errors="replace") if ext in TEXT_FORMATS else _decoded(data, ext)
+
+
 @lru_cache(maxsize=1024)
 def _decoded(data: bytes, ext: str) -> str:
     """The text of a binary document; cached by content, since every sandbox copy of a workspace holds the

@@ -142,3 +142,15 @@ def test_the_timeout_reaches_the_sdk(server):
     server.reply(EMBED, embed_reply([[1.0, 0.0]]), delay=3.0)
     with pytest.raises(ProviderError, match="(?i)timeout|timed out"):
         CohereBackend(api_key="k", base_url=server.url, timeout=0.2, retries=0).embed(["x"])
+
+
+def test_images_go_one_per_request_as_data_uris_in_the_text_space(server):
+    server.reply(EMBED, embed_reply([[0.0, 5.0]]))
+    server.reply(EMBED, embed_reply([[6.0, 8.0]]))
+    png, jpeg = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8, b"\xff\xd8\xff" + b"\x01" * 8
+    rows = backend(server).embed_images([png, jpeg])
+    assert np.allclose(rows, [[0.0, 1.0], [0.6, 0.8]])
+    bodies = [r.json for r in server.requests_to(EMBED)]
+    assert [b["input_type"] for b in bodies] == ["image", "image"]
+    assert bodies[0]["images"][0].startswith("data:image/png;base64,")
+    assert bodies[1]["images"][0].startswith("data:image/jpeg;base64,")

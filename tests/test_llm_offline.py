@@ -96,3 +96,19 @@ def test_open_answers_come_from_the_context(offline):
     context = "Shadow was adopted on 3 March 2024. The photos are in pets/shadow/. Revenue rose 12%."
     answer = offline.answer_open("When was Shadow adopted?", context, max_words=15)
     assert "3 March 2024" in answer and len(answer.split()) <= 15
+
+
+def test_offline_image_embeddings_see_what_the_image_says(offline, tmp_path):
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+
+    def png(caption: str) -> bytes:
+        info = PngInfo()
+        info.add_text("Description", caption)
+        path = tmp_path / f"{abs(hash(caption))}.png"
+        Image.new("RGB", (8, 8)).save(path, pnginfo=info)
+        return path.read_bytes()
+
+    rows = offline.embed_images([png("Mount Fuji at sunrise over the lake"), png("quarterly revenue bar chart")])
+    query = offline.embed(["photo of Mount Fuji"], input_type="query")[0]
+    assert rows.shape == (2, 256) and rows[0] @ query > rows[1] @ query

@@ -14,6 +14,7 @@ into `McqAnswer`, `LikertScore`, ... `params()` goes into cache keys and result 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
 import threading
@@ -154,6 +155,12 @@ class Backend:
         """Unit-length rows, one per text (input_type: document | query, as embedding APIs distinguish)."""
         value = self.run("embed", {"texts": list(texts)}, {"input_type": input_type})
         return np.asarray(value, dtype=np.float32).reshape(len(texts), -1)
+
+    def embed_images(self, images: list[bytes]) -> np.ndarray:
+        """Unit-length rows for images (PNG/JPEG/GIF bytes), in the same space as text embeddings where the
+        provider has one (cohere embed v3); the offline backend embeds what it can read from the image."""
+        encoded = [base64.b64encode(image).decode("ascii") for image in images]
+        return np.asarray(self.run("embed_image", {"images": encoded}), dtype=np.float32).reshape(len(images), -1)
 
     def summarize(self, text: str, *, max_words: int = 120) -> str:
         return str(self.run("summarize", {"text": text}, {"max_words": max_words}))

@@ -12,6 +12,7 @@ or offline for them.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import cohere
@@ -68,6 +69,26 @@ class CohereBackend(PromptBackend):
             billed = response.meta.billed_units if response.meta else None
             tokens += int(billed.input_tokens or 0) if billed else 0
         matrix = np.asarray(rows, dtype=np.float64)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return (matrix / np.where(norms > 0, norms, 1.0)).tolist(), tokens
+
+    def _embed_images(self, images: list[bytes]) -> tuple[list[list[float]], int]:
+        """embed v3 takes one image per request, as a data URI, with input_type "image"."""
+        client, rows, tokens = self.client, [], 0
+        for image in images:
+            kind = "png" if image.startswith(b"\x89PNG") else "gif" if image[:4] == b"GIF8" else "jpeg"
+            uri = f"data:image/{kind};base64,{base64.b64encode(image).decode('ascii')}"
+            response = call_with_retries(
+                lambda u=uri: client.embed(images=[u], model=self.model, input_type="image",
+                                           embedding_types=["float"]),
+                what=f"cohere {self.model} image", key_hint=KEY_HINT, retries=self.retries)
+            vectors = getattr(response.embeddings, "float_", None) or []
+            if len(vectors) != 1:
+                raise ProviderError(f"cohere {self.model}: {len(vectors)} embeddings for one image")
+            rows.append(vectors[0])
+            billed = response.meta.billed_units if response.meta else None
+            tokens += int(getattr(billed, "images", 0) or 0) if billed else 0
+        matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return (matrix / np.where(norms > 0, norms, 1.0)).tolist(), tokens
 

@@ -9,11 +9,13 @@ returns a fixed answer, and nothing costs tokens.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
 from typing import Any
 
+from ..documents import text_of_bytes
 from . import algorithms as alg
 from .base import Backend, Computed
 
@@ -42,6 +44,11 @@ class OfflineBackend(Backend):
     def _task_embed(self, texts: list[str], input_type: str = "document") -> list[list[float]]:
         # rounded: BLAS thread counts change the last bits of an SVD, not the first six decimals
         return alg.embed(texts, dim=self.dim, seed=self.seed).round(6).tolist()
+
+    def _task_embed_image(self, images: list[str]) -> list[list[float]]:
+        """What can be read from an image (its embedded caption, size, format), embedded as text."""
+        views = [text_of_bytes(data, _image_kind(data)) for data in (base64.b64decode(i) for i in images)]
+        return self._task_embed(views)
 
     def _task_summarize(self, text: str, max_words: int = 120) -> str:
         return alg.summarize(text, max_words=max_words)
@@ -112,3 +119,12 @@ def _call(text: str, name: str, arguments: dict[str, Any], step: int) -> dict[st
     digest = hashlib.sha256(json.dumps(arguments, sort_keys=True).encode()).hexdigest()[:8]  # not hash(): salted
     call_id = f"call_{step}_{name}_{digest}"
     return {"text": text, "tool_calls": [{"name": name, "arguments": arguments, "id": call_id}]}
+
+
+def _image_kind(data: bytes) -> str:
+    """The image format from its magic bytes (the reader needs it; the bytes carry no file name)."""
+    if data.startswith(b"\x89PNG"):
+        return "png"
+    if data.startswith(b"\xff\xd8"):
+        return "jpg"
+    return "gif" if data[:4] == b"GIF8" else "bin"

@@ -8,6 +8,7 @@ parsing, what each task's cached value looks like) lives here once.
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -47,9 +48,15 @@ class PromptBackend(Backend):
     def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any]) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} cannot call tools")
 
+    def _embed_images(self, images: list[bytes]) -> tuple[list[list[float]], int]:
+        raise NotImplementedError(f"{type(self).__name__} cannot embed images (cohere embed v3 can)")
+
     def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
         if task == "embed":
             vectors, tokens = self._embed(inputs["texts"], input_type=params.get("input_type", "document"))
+            return Computed(vectors, tokens, 0)
+        if task == "embed_image":
+            vectors, tokens = self._embed_images([base64.b64decode(i) for i in inputs["images"]])
             return Computed(vectors, tokens, 0)
         if task == "agent_step":
             reply = self._chat(inputs["messages"], inputs["tools"])

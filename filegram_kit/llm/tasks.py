@@ -91,6 +91,7 @@ class TaskSpec:
 _JSON_ONLY = "Answer with JSON only, no prose around it."
 TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
     TaskSpec("embed", "embedding", ""),
+    TaskSpec("embed_image", "embedding", ""),  # images as base64; providers that embed images (cohere v3)
     TaskSpec("summarize", "text",
              "Summarize the following text in at most {max_words} words. Keep names, numbers and dates exactly.\n\n"
              "TEXT:\n{text}\n\nSUMMARY:"),
