@@ -116,3 +116,22 @@ def corpus(tmp_path: Path) -> Path:
 def _no_writes_to_the_project_cache(tmp_path_factory, monkeypatch):
     """Paid backends default to the project's response cache; tests get a private one instead."""
     monkeypatch.setenv("FILEGRAM_CACHE", str(tmp_path_factory.mktemp("llm-cache")))
+
+
+@pytest.fixture
+def sleeps(monkeypatch) -> list[float]:
+    """Backoff waits of provider retries, recorded instead of slept."""
+    from filegram_kit.llm import retry
+
+    waits: list[float] = []
+    monkeypatch.setitem(retry.call_with_retries.__kwdefaults__, "sleep", waits.append)
+    return waits
+
+
+@pytest.fixture
+def server():
+    """A loopback HTTP server speaking whatever wire format the test scripts (tests/loopback.py)."""
+    from tests.loopback import LoopbackServer
+
+    with LoopbackServer() as loopback:
+        yield loopback

@@ -7,7 +7,6 @@ import pytest
 
 pytest.importorskip("cohere")
 
-from filegram_kit.llm import retry  # noqa: E402
 from filegram_kit.llm.cache import ResponseCache  # noqa: E402
 from filegram_kit.llm.cohere import CohereBackend  # noqa: E402
 from filegram_kit.llm.retry import AuthError, ProviderError  # noqa: E402
@@ -34,19 +33,6 @@ def echo_rows(request) -> tuple[int, dict]:
 def no_environment(monkeypatch):
     for variable in ("COHERE_API_KEY", "CO_API_KEY", "COHERE_EMBED_MODEL", "CO_API_URL"):
         monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture
-def sleeps(monkeypatch) -> list[float]:
-    waits: list[float] = []
-    monkeypatch.setitem(retry.call_with_retries.__kwdefaults__, "sleep", waits.append)
-    return waits
-
-
-@pytest.fixture
-def server():
-    with LoopbackServer() as loopback:
-        yield loopback
 
 
 def backend(server: LoopbackServer, **kwargs) -> CohereBackend:

@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("google.genai")
 
 from filegram_kit.engine.tools import TOOL_SPECS  # noqa: E402
-from filegram_kit.llm import retry  # noqa: E402
 from filegram_kit.llm.cache import ResponseCache  # noqa: E402
 from filegram_kit.llm.gemini import GeminiBackend  # noqa: E402
 from filegram_kit.llm.retry import AuthError, ProviderError  # noqa: E402
@@ -36,20 +35,6 @@ def error(status: int, name: str) -> dict:
 def no_environment(monkeypatch):
     for variable in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL"):
         monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture
-def sleeps(monkeypatch) -> list[float]:
-    """Backoff waits, recorded instead of slept."""
-    waits: list[float] = []
-    monkeypatch.setitem(retry.call_with_retries.__kwdefaults__, "sleep", waits.append)
-    return waits
-
-
-@pytest.fixture
-def server():
-    with LoopbackServer() as loopback:
-        yield loopback
 
 
 def backend(server: LoopbackServer, **kwargs) -> GeminiBackend:
