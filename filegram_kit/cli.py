@@ -117,19 +117,18 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
         return 2
+    if args.sample and args.profiles:
+        print("error: give --profiles or --sample, not both", file=sys.stderr)
+        return 2
+    personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
     if args.dry_run:
         from .engine.corpus import dry_run_corpus
 
         if args.agent != "llm":
             print("error: --dry-run estimates an LLM agent's bill: add --agent llm --backend NAME", file=sys.stderr)
             return 2
-        personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
         print(dry_run_corpus(backend=args.backend, seed=args.seed, profiles=personas, tasks=args.tasks).report())
         return 0
-    if args.sample and args.profiles:
-        print("error: give --profiles or --sample, not both", file=sys.stderr)
-        return 2
-    personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
     report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers,
                           agent=args.agent, backend=args.backend)
     print(report)

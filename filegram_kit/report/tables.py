@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..engine.stats import METADATA_SHARE_TOLERANCE, TOLERANCE, count_events, table5
+from ..engine.stats import METADATA_SHARE_TOLERANCE, PAPER_TRAJECTORIES, TOLERANCE, count_events, table5
 from ..profiles import load_profiles, perturbation_schedule
 from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS
 from ..tasks import load_tasks
@@ -85,7 +85,7 @@ def event_count_table(counts: Counter[str], trajectories: int) -> pl.DataFrame:
     for retained, label in ((True, "all retained"), (False, "all metadata")):
         part = frame.filter(pl.col("retained") == retained)
         ours, paper = int(part["ours"].sum()), int(part["paper"].sum())
-        per_640 = round(ours * 640 / max(1, trajectories), 1)
+        per_640 = round(ours * PAPER_TRAJECTORIES / max(1, trajectories), 1)
         share, paper_share = round(ours / ours_all, 4), round(paper / paper_all, 4)
         totals.append({"event_type": label, "category": "total", "retained": retained, "ours": ours,
                        "ours_per_640": per_640, "paper": paper, "ratio": round(per_640 / paper, 3),
