@@ -29,6 +29,7 @@ from .tasks import (
     TASKS,
     AgentStep,
     AnomalyVerdict,
+    EpisodeNarrative,
     LikertScore,
     McqAnswer,
     ParseError,
@@ -171,6 +172,11 @@ class Backend:
     def segment_episodes(self, items: list[str]) -> list[tuple[int, int]]:
         """Contiguous (start, end) spans covering the items, one per episode."""
         return [(int(a), int(b)) for a, b in self.run("segment_episodes", {"items": list(items)})]
+
+    def narrate_episode(self, items: list[str]) -> EpisodeNarrative:
+        """Title, narrative and one-sentence summary of one episode, from its action lines."""
+        value = self.run("narrate_episode", {"items": list(items)})
+        return EpisodeNarrative(value["title"], value["narrative"], value["summary"])
 
     def describe_style(self, text: str) -> dict[str, Any]:
         return dict(self.run("describe_style", {"text": text}))

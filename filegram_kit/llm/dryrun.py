@@ -2,7 +2,7 @@
 
 `DryRunBackend("gemini")` answers every typed task with the offline algorithms (so the pipeline
 runs end to end) while it renders the prompt the real backend would receive and counts its tokens
-(about 4 characters per token; the offline answer's length stands in for the reply). The usage
+(`filegram_kit.tokens.estimate_tokens`; the offline answer's length stands in for the reply). The usage
 meter then holds calls and estimated tokens per phase, and `cost()` prices them with the target
 model's entry in the price table (`filegram.toml` [prices] or the defaults in `llm/config.py`).
 Cache hits of a real run cost nothing, so a dry run is an upper bound for a warm cache.
@@ -13,16 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..tokens import estimate_tokens
 from .base import Backend, Computed, get_backend
 from .config import backend_settings, price_for
 from .prompting import _prompt_fields
 from .tasks import TASKS
 
-CHARS_PER_TOKEN = 4
-
-
-def estimate_tokens(text: str) -> int:
-    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+__all__ = ["DryRunBackend", "estimate_tokens"]
 
 
 class DryRunBackend(Backend):

@@ -1,6 +1,7 @@
 """The `offline` backend: every typed task answered by a deterministic algorithm, no key, no network.
 
-LSA embeddings, TextRank summaries, ranked fact extraction, change-point episodes, a BM25 + LSA +
+LSA embeddings, TextRank summaries, ranked fact extraction, change-point episodes, counted episode
+narratives, a BM25 + LSA +
 number-matching reader, a coverage/contradiction Likert judge, a residual-z anomaly judge, measured
 style and rule-based paraphrase (see `llm/algorithms/`). The agent step is a small explorer: list the
 workspace, read what is there, write notes from what it read, stop. Nothing here is a stub that
@@ -58,6 +59,9 @@ class OfflineBackend(Backend):
 
     def _task_segment_episodes(self, items: list[str]) -> list[list[int]]:
         return [[a, b] for a, b in alg.segment(items)] if items else []
+
+    def _task_narrate_episode(self, items: list[str]) -> dict[str, str]:
+        return alg.narrate(items)
 
     def _task_describe_style(self, text: str) -> dict[str, Any]:
         return alg.describe_style(text)

@@ -24,6 +24,7 @@ from .tasks import (
     parse_facts,
     parse_json,
     parse_likert,
+    parse_narrative,
     rubric_text,
 )
 
@@ -72,7 +73,7 @@ def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) ->
     fields = {**inputs, **params}
     if task == "answer_mcq":
         fields["options"] = options_text(inputs["choices"])
-    elif task == "segment_episodes":
+    elif task in ("segment_episodes", "narrate_episode"):
         fields["items"] = "\n".join(f"{i}. {item}" for i, item in enumerate(inputs["items"]))
     elif task == "judge_likert":
         fields["rubric"] = rubric_text({int(k): v for k, v in inputs["rubric"].items()} or None)
@@ -90,6 +91,9 @@ def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:
         return parse_facts(text)
     if task == "segment_episodes":
         return [list(span) for span in parse_boundaries(text, len(inputs["items"]))]
+    if task == "narrate_episode":
+        n = parse_narrative(text)
+        return {"title": n.title, "narrative": n.narrative, "summary": n.summary}
     if task == "describe_style":
         data = parse_json(task, text)
         return data if isinstance(data, dict) else {"summary": str(data)}

@@ -56,6 +56,13 @@ class AnomalyVerdict:
 
 
 @dataclass(frozen=True)
+class EpisodeNarrative:
+    title: str
+    narrative: str  # 3-8 third-person sentences
+    summary: str  # one sentence
+
+
+@dataclass(frozen=True)
 class ToolCall:
     name: str
     arguments: dict[str, Any]
@@ -103,6 +110,11 @@ TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
              "Below are numbered actions of one work session. Split them into 1-5 episodes where the focus "
              "shifts. " + _JSON_ONLY + ' Shape: {{"boundaries": [start index of each episode after the first]}}\n\n'
              "{items}"),
+    TaskSpec("narrate_episode", "json",
+             "Below are the file-system actions of one episode of a user's work session, in order. Give the "
+             "episode a short title, a third-person narrative of 3-8 sentences about what the user did and how, "
+             "and a one-sentence summary. " + _JSON_ONLY + ' Shape: {{"title": "...", "narrative": "...", '
+             '"summary": "..."}}\n\n{items}'),
     TaskSpec("describe_style", "json",
              "Describe the writing style of the document below. " + _JSON_ONLY + ' Shape: {{"language": "en|zh", '
              '"tone": "formal|professional|casual", "structure": "highly structured|moderate|free-form", '
@@ -240,6 +252,16 @@ def parse_facts(reply: str) -> list[str]:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise ParseError("extract_facts", "expected a list of strings under 'facts'", reply)
     return [f.strip() for f in facts if f.strip()]
+
+
+def parse_narrative(reply: str) -> EpisodeNarrative:
+    data = parse_json("narrate_episode", reply)
+    fields = {k: str(data.get(k, "")).strip() for k in ("title", "narrative", "summary")} if isinstance(data, dict) \
+        else {}
+    if not fields or not fields["title"] or not fields["narrative"]:
+        raise ParseError("narrate_episode", "expected non-empty 'title' and 'narrative'", reply)
+    fields["summary"] = fields["summary"] or fields["narrative"].split(". ")[0].rstrip(".") + "."
+    return EpisodeNarrative(**fields)
 
 
 def parse_boundaries(reply: str, n_items: int) -> list[tuple[int, int]]:
