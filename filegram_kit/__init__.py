@@ -6,8 +6,10 @@ Start here:
     perturbation_schedule()               which trajectories shift one dimension by one tier
     load_trajectories(path)               the release's on-disk layout -> Trajectory objects
     clean(trajs), events_frame(trajs)     behavioral events only -> one polars frame
+    fingerprints(trajs)                   the 17-D procedural fingerprint per trajectory (paper Table 6)
 """
 
+from .fingerprint import fingerprints
 from .profiles import get_profile, load_profiles, perturbation_schedule, sample_profiles
 from .schema import (
     ATTRIBUTES,
@@ -28,7 +30,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ATTRIBUTES", "DIMENSIONS", "EVENT_TYPES", "METADATA_EVENT_TYPES", "RETAINED_EVENT_TYPES", "Event", "Profile",
-    "Task", "Tier", "TraceError", "Trajectory", "clean", "events_frame", "get_profile", "get_task", "load_profiles",
-    "load_tasks", "load_trajectories", "perturbation_schedule", "read_trajectory", "sample_profiles",
-    "save_trajectories",
+    "Task", "Tier", "TraceError", "Trajectory", "clean", "events_frame", "fingerprints", "get_profile", "get_task",
+    "load_profiles", "load_tasks", "load_trajectories", "perturbation_schedule", "read_trajectory",
+    "sample_profiles", "save_trajectories",
 ]

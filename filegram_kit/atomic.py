@@ -38,6 +38,13 @@ def write_text(path: str | Path, text: str) -> Path:
     return write_bytes(path, text.encode("utf-8"))
 
 
+def append_text(path: str | Path, text: str) -> Path:
+    """The file's current text (none if it does not exist) followed by `text`, written atomically."""
+    path = Path(path)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    return write_text(path, old + text)
+
+
 def write_json(path: str | Path, obj: Any, *, indent: int | None = 2) -> Path:
     """JSON as the release writes it: UTF-8, non-ASCII kept, trailing newline."""
     return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
