@@ -5,7 +5,9 @@ Three steps, each counted in a `CleanReport`:
 2. strip the fields that name the generator LLM (message_id, model_provider, model_name), from
    events and from summary.json;
 3. anonymise sandbox paths: '.../sandbox/<profile>_<task>/notes/a.md' -> 'notes/a.md' (and the
-   sandbox root itself -> '.'), in every string field, list of strings and media manifest entry.
+   sandbox root itself -> '.'), in every string field, list of strings and media manifest entry,
+   and in the media text itself as it is read (diff headers name the sandbox path; the files on
+   disk keep their bytes and names, so references still resolve).
 
 Envelope `profile_id`/`session_id` stay so trajectories can be grouped; text serialisations for
 memory systems must leave them out.
@@ -111,7 +113,7 @@ def _clean_media(traj: Trajectory, report: CleanReport) -> Any:
         original, n = _anonymise_value(entry.get("original_path", ""))
         report.anonymised_paths += n
         entries[digest] = {**entry, "original_path": original}
-    return traj.media.view(entries)
+    return traj.media.view(entries, transform=lambda text: anonymise_path(text)[0])
 
 
 def _clean_one(traj: Trajectory, report: CleanReport) -> Trajectory:

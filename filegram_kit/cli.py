@@ -104,6 +104,44 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 1 if trajs.quarantine else 0
 
 
+def cmd_fingerprint(args: argparse.Namespace) -> int:
+    from . import atomic
+    from .fingerprint import FEATURES, fingerprints
+
+    trajs = load_trajectories(args.path)  # progress bar only on a terminal
+    frame = fingerprints(trajs).select("trajectory_id", *FEATURES)
+    if args.out is None:
+        _emit(frame, args.format)
+        return 0
+    from .report import to_markdown
+
+    atomic.write_text(args.out, frame.write_csv() if args.format == "csv" else to_markdown(frame))
+    print(f"wrote the fingerprints of {frame.height} trajectories to {args.out}")
+    return 0
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    from .drift import drift
+
+    frame = drift(load_trajectories(args.path), tau=args.tau)
+    if args.flagged:
+        frame = frame.filter(pl.col("flagged"))
+    frame = frame.with_columns(pl.col("shifted_features").list.join(", "))
+    _emit(frame.drop("rationale") if args.format == "table" else frame, args.format)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .memory.filegramos.calibration import calibrate, save_calibration
+
+    calibration = calibrate(args.corpus, personas=args.personas, seed=args.seed, workers=args.workers,
+                            tasks=args.tasks)
+    path = save_calibration(calibration, args.out)
+    accuracy = ", ".join(f"{d} {a:.2f}" for d, a in calibration.meta["cv_accuracy"].items())
+    print(f"wrote {path}: {calibration.meta['personas']} personas, cross-validated accuracy {accuracy}")
+    return 0
+
+
 def cmd_corpus(args: argparse.Namespace) -> int:
     from .engine import build_corpus, count_events, format_comparison
 
@@ -209,6 +247,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="with --agent llm: print the calls, tokens and cost the "
                    "backend would be sent, spending nothing")
     p.set_defaults(func=cmd_corpus)
+
+    p = sub.add_parser("fingerprint", help="the 17-D procedural fingerprint (paper Table 6) of each trajectory")
+    p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
+    p.add_argument("--format", choices=("table", "csv"), default="table")
+    p.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of the terminal")
+    p.set_defaults(func=cmd_fingerprint)
+
+    p = sub.add_parser("drift", parents=[fmt], help="per-session deviation from each user's own habits, flags and "
+                       "the anomaly judge's labels (paper Eq. 1)")
+    p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
+    p.add_argument("--tau", type=float, default=1.5, help="flag above mean + tau * sd of the user's deviations")
+    p.add_argument("--flagged", action="store_true", help="only the flagged sessions")
+    p.set_defaults(func=cmd_drift)
+
+    p = sub.add_parser("calibrate", help="refit FileGramOS's L/M/R readings on synthetic personas (not the 20)")
+    p.add_argument("--personas", type=int, default=48, help="calibration personas to draw (default 48)")
+    p.add_argument("--seed", type=int, default=1001, help="their seed (default 1001)")
+    p.add_argument("--corpus", type=Path, default=Path("data/calibration_corpus"), help="where their trajectories "
+                   "are built (resumable; default data/calibration_corpus)")
+    p.add_argument("--tasks", nargs="+", metavar="ID", help="only these tasks (default: all 32)")
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--out", type=Path, default=None, help="calibration file (default: the packaged one)")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("cache", help="inspect, check or prune the LLM response cache (default: data/cache)")
     p.add_argument("action", choices=("stats", "verify", "prune"), help="entries by task and backend; list broken "

@@ -54,11 +54,14 @@ class MediaStore:
         self.read_only = read_only  # stores opened by the loader: source data is never modified
         self._clock = clock or (lambda: time.time() * 1000)
         self._entries: dict[str, dict[str, Any]] | None = None
+        self._transform: Callable[[str], str] | None = None
 
-    def view(self, entries: dict[str, dict[str, Any]]) -> MediaStore:
-        """A read-only store over the same files with different manifest entries (e.g. anonymised)."""
+    def view(self, entries: dict[str, dict[str, Any]], transform: Callable[[str], str] | None = None) -> MediaStore:
+        """A read-only store over the same files with other manifest entries, whose `read` passes the
+        text through `transform` (clean() anonymises the sandbox paths inside diffs and contents)."""
         other = MediaStore(self.root, read_only=True)
         other._entries = entries
+        other._transform = transform
         return other
 
     # -- reading ---------------------------------------------------------------------------
@@ -111,9 +114,10 @@ class MediaStore:
     def read(self, ref: Any) -> str:
         path = self.root / self.relative_path(ref)
         try:
-            return path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise MediaError(f"{path}: referenced media file is missing") from None
+        return self._transform(text) if self._transform else text
 
     # -- writing ---------------------------------------------------------------------------
     def put_blob(self, content: str, original_path: str) -> dict[str, str] | None:

@@ -253,6 +253,10 @@ def test_style_fields_of_a_markdown_document():
     casual = describe_style("hey lol this is gonna be awesome!! don't worry about it")
     assert casual["formality"] < 0.4 < style["formality"] and casual["structure"] == "free-form"
     assert describe_style("您好，综上所述，本报告特此说明。")["language"] == "zh"
+    mixed = "## 概述\n本文档基于3份资料整理。" + " The broker notes on TSMC revenue growth and margins" * 3
+    assert describe_style(mixed)["language"] == "zh"  # Chinese scaffolding (12 characters) around 129 letters
+    assert describe_style("Met 王伟 to review the quarterly budget, staffing and vendors.")["language"] == "en"
+    assert describe_style("")["language"] == "en"
 
 
 def _kept(text: str) -> list[str]:

@@ -226,3 +226,29 @@ def test_cli_reproduces_from_a_given_corpus(tiny, tmp_path):
     counts = Counter(e["event_type"] for d in (tiny / "signal").iterdir()
                      for e in json.loads((d / "events.json").read_text()))
     assert frame.filter(pl.col("event_type") == "file_read")["ours"][0] == counts["file_read"]
+
+
+def test_readme_quotes_the_committed_filegramos_numbers():
+    """The README's FileGramOS accuracy row and AUC must be what `filegram reproduce` committed."""
+    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
+    recovery = pl.read_csv(FIGURES / "filegramos_recovery.csv")["accuracy"].to_list()
+    row = re.search(r"\| L/M/R reading = true tier[^|]*\|((?: [\d.]+ \|){7})", readme)
+    assert row, "README lacks the L/M/R accuracy row"
+    assert [float(x) for x in row.group(1).split("|") if x.strip()] == pytest.approx(recovery, abs=0.005)
+    drift = {r["score"]: r for r in pl.read_csv(FIGURES / "filegramos_drift.csv").iter_rows(named=True)}
+    assert f"**AUC {drift['deviation']['auc']:.3f}**" in readme
+    assert f"{drift['task_adjusted_deviation']['auc']:.3f} after removing" in readme
+
+
+def test_filegramos_tables_on_the_tiny_corpus(tiny):
+    from filegram_kit.report.memory_tables import filegramos_drift, filegramos_recovery, filegramos_tokens
+
+    recovery = filegramos_recovery(corpus=tiny)
+    assert recovery["personas"].to_list() == [len(PROFILES)] * 6 + [6 * len(PROFILES)]
+    assert recovery["accuracy"][-1] == round(recovery["correct"][-1] / recovery["personas"][-1], 3)
+    drift = filegramos_drift(corpus=tiny)
+    assert drift["score"].to_list() == ["deviation", "task_adjusted_deviation"]
+    assert (drift["perturbed"] + drift["normal"]).to_list() == [len(PROFILES) * len(TASKS)] * 2
+    tokens = filegramos_tokens(corpus=tiny)
+    stored, query = tokens["ours_mean"].to_list()
+    assert stored > query > 0

@@ -271,3 +271,21 @@ def test_loads_the_cleaned_release_variant(tmp_path):
     assert frame["profile_id"].unique().to_list() == ["p7_visual_reader"]
     content_ref = frame.filter(pl.col("event_type") == "file_write")["content_ref"].to_list()
     assert content_ref == [f"blobs/{write['media_ref']}.blob"]
+
+
+def test_clean_anonymises_the_sandbox_paths_inside_media_text(tmp_path):
+    from filegram_kit.media import MediaStore
+    from filegram_kit.schema import Event, Trajectory
+
+    store = MediaStore(tmp_path / "media")
+    sandbox = "/home/agent/filegram/sandbox/p3_efficient_executor_T-16"
+    diff = store.put_diff("a\n", "b\n", f"{sandbox}/notes.md")
+    store.flush()
+    event = Event("e0", "file_edit", 0.0, "s", "p3", {"file_path": f"{sandbox}/notes.md", "media_ref_diff": diff})
+    raw = Trajectory("p3_efficient_executor_T-16", (event,), "p3_efficient_executor", "T-16", media=store)
+    assert "efficient_executor" in raw.content(diff)  # the engine's diff header names the sandbox
+    cleaned = clean([raw]).trajectories[0]
+    text = cleaned.content(cleaned.events[0]["media_ref_diff"])
+    assert "sandbox" not in text and "efficient_executor" not in text
+    assert text.startswith("--- notes.md\n+++ notes.md\n")
+    assert "-a" in text and "+b" in text

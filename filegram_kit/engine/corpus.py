@@ -48,6 +48,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
                        "tasks.py", "datafiles.py", "data/*.json")
+FINGERPRINT_EXCLUDED = ("data/calibration.json",)  # fit on the engine's output (FileGramOS), not an input to it
 START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
 
 
@@ -59,7 +60,8 @@ class CorpusError(RuntimeError):
 def engine_fingerprint() -> str:
     """sha256 over the code and data that decide a trajectory's bytes; a corpus never mixes two of them."""
     digest = hashlib.sha256()
-    for path in sorted({p for pattern in FINGERPRINT_SOURCES for p in _PACKAGE.glob(pattern)}):
+    paths = {p for pattern in FINGERPRINT_SOURCES for p in _PACKAGE.glob(pattern)}
+    for path in sorted(p for p in paths if p.relative_to(_PACKAGE).as_posix() not in FINGERPRINT_EXCLUDED):
         digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from ..engine.stats import METADATA_SHARE_TOLERANCE, PAPER_TRAJECTORIES, TOLERANCE, count_events, table5
 from ..profiles import load_profiles, perturbation_schedule
-from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS
+from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS, Profile
 from ..tasks import load_tasks
 from .registry import artifact
 
@@ -125,21 +127,29 @@ def engine_realism(corpus: str | Path | None = None) -> pl.DataFrame:
     return corpus_separability(corpus)
 
 
+def trajectory_tiers(ids: pl.DataFrame, personas: Mapping[str, Profile], shifts: Iterable[Mapping[str, Any]],
+                     *, prefix: str = "") -> pl.DataFrame:
+    """`ids` (trajectory_id, profile_id) plus each trajectory's true tier per dimension (columns
+    `{prefix}A`..`{prefix}F`); a perturbed trajectory (a row of `shifts`: trajectory_id, dimension,
+    to_tier) has its shifted tier in the perturbed dimension."""
+    tiers = pl.DataFrame([{"profile_id": p.id, **{f"{prefix}{d}": p.tiers[d].value for d in DIMENSION_CODES}}
+                          for p in personas.values()])
+    shifts = pl.DataFrame([{k: str(s[k]) for k in ("trajectory_id", "dimension", "to_tier")} for s in shifts],
+                          schema={"trajectory_id": pl.String, "dimension": pl.String, "to_tier": pl.String})
+    return (ids.select("trajectory_id", "profile_id").join(tiers, on="profile_id", how="left")
+            .join(shifts, on="trajectory_id", how="left")
+            .with_columns(pl.when(pl.col("dimension") == d).then(pl.col("to_tier")).otherwise(pl.col(f"{prefix}{d}"))
+                          .alias(f"{prefix}{d}") for d in DIMENSION_CODES)
+            .drop("dimension", "to_tier"))
+
+
 def corpus_tiers(corpus: str | Path, ids: pl.DataFrame) -> pl.DataFrame:
-    """`ids` (trajectory_id, profile_id) plus each trajectory's tier per dimension, from the corpus's
-    profiles.json (else the paper personas); a perturbed trajectory gets its shifted tier (perturbations.json)."""
+    """`trajectory_tiers` from the corpus's profiles.json (else the paper personas) and perturbations.json."""
     corpus = Path(corpus)
     personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()
-    tiers = pl.DataFrame([{"profile_id": p.id, **{d: p.tiers[d].value for d in DIMENSION_CODES}}
-                          for p in personas.values()])
     manifest = corpus / "perturbations.json"
     shifts = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else []
-    shifts = pl.DataFrame(shifts, schema={"trajectory_id": pl.String, "dimension": pl.String, "to_tier": pl.String})
-    return (ids.select("trajectory_id", "profile_id").join(tiers, on="profile_id", how="left")
-            .join(shifts.select("trajectory_id", "dimension", "to_tier"), on="trajectory_id", how="left")
-            .with_columns(pl.when(pl.col("dimension") == d).then(pl.col("to_tier")).otherwise(pl.col(d)).alias(d)
-                          for d in DIMENSION_CODES)
-            .drop("dimension", "to_tier"))
+    return trajectory_tiers(ids, personas, shifts)
 
 
 def fingerprint_table(fp: pl.DataFrame, tiers: pl.DataFrame) -> pl.DataFrame:

@@ -28,6 +28,7 @@ _INFORMAL = re.compile(r"\b(?:gonna|wanna|gotta|yeah|yep|nope|hey|lol|ok|okay|bt
 STRUCTURED_MIN = 0.3  # bullet share (or headings at 2+ levels, or a table) for "highly structured"
 CONCISE_MAX_WORDS, COMPREHENSIVE_MIN_WORDS = 150, 600
 FORMAL_MIN, CASUAL_MAX = 0.65, 0.4
+ZH_MIN_SHARE = 0.2
 
 
 def formality(text: str) -> float:
@@ -79,7 +80,9 @@ def describe_style(text: str) -> dict:
     prose = "\n".join(ln for ln in text.splitlines() if not (_HEADING.match(ln) or _TABLE_ROW.match(ln)))
     sentences = [s for s in split_sentences(prose) if word_count(s)]  # headings and table rows are not prose
     fields = {
-        "language": "zh" if cjk > latin / 4 else "en",  # a Chinese character carries ~4 letters' worth
+        # zh when Chinese carries a fifth of the text's weight (a character ~ 4 letters): Chinese writers'
+        # documents mix in English names, terms and quotes, English writers' hardly ever the reverse
+        "language": "zh" if cjk and cjk * 4 >= (cjk * 4 + latin) * ZH_MIN_SHARE else "en",
         "words": word_count(text),
         "characters": len(text),
         **_structure_fields(text.splitlines()),

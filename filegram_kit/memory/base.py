@@ -1,0 +1,160 @@
+"""The memory protocol every method follows (FileGramOS and the baselines), and its registry.
+
+scikit-learn shape: `__init__(**params)` only stores parameters; `ingest(trajs, *, backend)`
+builds the memory of one user from their trajectories and returns self (learned state ends in
+`_`); `retrieve(query, *, backend)` returns the `Context` a reader gets, nothing on the side;
+`params()` is what goes into cache keys and result rows.
+
+    memory = get_memory("filegramos", display_chars=500).ingest(trajs, backend=get_backend())
+    context = memory.retrieve("How does this user organise folders?", backend=backend)
+
+Memory never sees ground truth: `ingest` refuses trajectories that carry persona tiers or
+perturbation tags (`check_no_ground_truth`), and `Profile` objects altogether.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..schema import Profile, Trajectory
+from ..tokens import estimate_tokens
+
+# keys that would tell a memory the answer: persona tiers, attribute values, perturbation tags
+GROUND_TRUTH_KEYS = frozenset({
+    "tiers", "tier", "profile_tiers", "persona", "profile", "attributes", "dimensions",
+    "perturbation", "perturbations", "perturbed", "is_perturbed", "perturbed_dimension",
+    "from_tier", "to_tier", "dimension",
+})
+
+
+class GroundTruthError(ValueError):
+    """An input to a memory carries labels the memory is meant to infer."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a memory hands the reader: the text, its estimated tokens, and the events it quotes.
+
+    `blocks` keeps the text's parts by heading (for notebooks and ablations); `text` is their
+    concatenation and is all a reader may use.
+    """
+
+    text: str
+    sources: tuple[str, ...] = ()  # event ids of the events whose content or summary is quoted
+    blocks: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+    @classmethod
+    def from_blocks(cls, blocks: Mapping[str, str], sources: Iterable[str] = ()) -> Context:
+        kept = {name: body for name, body in blocks.items() if body}
+        text = "\n\n".join(f"## {name}\n{body}" for name, body in kept.items())
+        return cls(text, tuple(dict.fromkeys(sources)), kept)
+
+
+class MemorySystem:
+    """Base class: parameter storage, `params()`, the ground-truth guard and token accounting."""
+
+    name = "memory"
+
+    def __init__(self, **params: Any):
+        self._params = dict(params)
+
+    def params(self) -> dict[str, Any]:
+        return {"method": self.name, **self._params}
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"{type(self).__name__}({shown})"
+
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> MemorySystem:
+        raise NotImplementedError
+
+    def retrieve(self, query: str, *, backend: Any) -> Context:
+        raise NotImplementedError
+
+    def memory_text(self) -> str:
+        """Everything the memory stores, as text (what `memory_tokens` counts)."""
+        raise NotImplementedError
+
+    def memory_tokens(self) -> int:
+        """Stored memory per user in estimated tokens (paper Table 3's storage column)."""
+        return estimate_tokens(self.memory_text())
+
+    def _check_ingested(self) -> None:
+        if not getattr(self, "ingested_", False):
+            raise RuntimeError(f"{type(self).__name__}: call ingest(trajs, backend=...) before retrieve()")
+
+
+def _leaks(value: Any, where: str) -> str | None:
+    """The path of the first ground-truth key inside a JSON-like value, or None."""
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            if str(key).lower() in GROUND_TRUTH_KEYS:
+                return f"{where}.{key}"
+            found = _leaks(inner, f"{where}.{key}")
+            if found:
+                return found
+    elif isinstance(value, list | tuple):
+        for i, inner in enumerate(value):
+            if not isinstance(inner, Mapping | list | tuple):
+                continue
+            found = _leaks(inner, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def check_no_ground_truth(trajs: Iterable[Any]) -> list[Trajectory]:
+    """The trajectories, if none carries ground truth; otherwise GroundTruthError naming where it is."""
+    out = []
+    for traj in trajs:
+        if isinstance(traj, Profile):
+            raise GroundTruthError(f"memory input {traj.id!r} is a Profile (persona tiers): memories learn from "
+                                   "trajectories only")
+        if not isinstance(traj, Trajectory):
+            raise TypeError(f"memory input must be Trajectory objects, got {type(traj).__name__}")
+        found = _leaks(dict(traj.summary), "summary.json")
+        if found:
+            raise GroundTruthError(f"{traj.id}: {found} carries ground truth; memories must not see it")
+        for index, event in enumerate(traj.events):
+            found = _leaks(dict(event.fields), "field")
+            if found:
+                raise GroundTruthError(f"{traj.id}: event {index} ({event.event_type}): {found} carries ground "
+                                       "truth; memories must not see it")
+        out.append(traj)
+    return out
+
+
+def one_user(trajs: list[Trajectory]) -> str | None:
+    """The single user the trajectories belong to (None when unlabelled); a memory holds one user."""
+    users = sorted({t.profile_id for t in trajs if t.profile_id})
+    if len(users) > 1:
+        raise ValueError(f"a memory holds one user; got trajectories of {len(users)}: {', '.join(users[:5])}")
+    if not trajs:
+        raise ValueError("ingest needs at least one trajectory")
+    return users[0] if users else None
+
+
+# -- registry -------------------------------------------------------------------------------------
+MEMORIES: dict[str, str] = {
+    "filegramos": "filegram_kit.memory.filegramos:FileGramOS",
+}
+
+
+def register_memory(name: str, target: str) -> None:
+    """Make `get_memory(name)` import `module:Class` (baselines and third-party methods plug in here)."""
+    MEMORIES[name] = target
+
+
+def get_memory(name: str, **params: Any) -> MemorySystem:
+    """A memory method by name, with its parameters (nothing is computed until `ingest`)."""
+    if name not in MEMORIES:
+        raise KeyError(f"unknown memory {name!r}; memories: {', '.join(sorted(MEMORIES))}")
+    module_name, _, class_name = MEMORIES[name].partition(":")
+    return getattr(importlib.import_module(module_name), class_name)(**params)
