@@ -30,14 +30,16 @@ _GERUND = {"read": "reading", "browse": "browsing", "search": "searching for", "
            "overwrite": "overwriting", "edit": "editing", "mkdir": "creating the folder", "copy": "copying",
            "move": "moving", "rename": "renaming", "delete": "deleting", "other": "running"}
 SHOWN = 3
+ROOT = "the workspace root"
 
 
 def parse_line(line: str) -> tuple[str, str, str]:
-    """(verb, object, detail) of a timeline line; unknown shapes give ("other", line, "")."""
+    """(verb, object, detail) of a timeline line ("." is the workspace root); else ("other", line, "")."""
     match = _LINE.match(line)
     if not match or match["verb"] not in _ACTIVITY:
         return "other", line.strip(), ""
-    return match["verb"], match["object"].strip(), (match["detail"] or "").strip()
+    obj = match["object"].strip()
+    return match["verb"], ROOT if obj in (".", "./") else obj, (match["detail"] or "").strip()
 
 
 def _focus(objects: list[str]) -> str:
@@ -46,7 +48,7 @@ def _focus(objects: list[str]) -> str:
     if folders:
         folder, count = folders.most_common(1)[0]
         if count >= 2 or len(folders) == 1:
-            return folder or "the workspace root"
+            return folder or ROOT
     return Counter(objects).most_common(1)[0][0] if objects else "the workspace"
 
 
@@ -62,7 +64,7 @@ def _sentence(verb: str, objects: list[str]) -> str:
         return f"They searched {n} time{'s' * (n > 1)} ({_names(objects)})."
     if verb == "mkdir":
         return f"They created {n} folder{'s' * (n > 1)} ({_names(objects)})."
-    noun = "file" if unique == 1 else "files"
+    noun = ("folder" if verb == "browse" else "file") + ("s" if unique > 1 else "")
     repeat = f", {n} actions in all" if n > unique else ""
     return f"They {_PAST[verb]} {unique} {noun} ({_names(objects)}{repeat})."
 
@@ -79,7 +81,7 @@ def narrate(items: list[str]) -> dict[str, str]:
     main = max(activity, key=lambda a: (activity[a], a != "other"))
     focus = _focus([obj for verb, obj, _ in parsed if verb not in ("search", "other")
                     and _ACTIVITY.get(verb, "other") == main] or [obj for verb, obj, _ in parsed if verb != "search"])
-    title = f"{main.capitalize()} {'in' if focus.endswith('/') else 'on'} {focus}"
+    title = f"{main.capitalize()} {'in' if focus.endswith('/') or focus == ROOT else 'on'} {focus}"
     first, last = parsed[0], parsed[-1]
     sentences = [f"The user started by {_GERUND[first[0]]} {first[1]}."]
     order = [v for v in (*READING, *WRITING, *ORGANISING, "other") if v in by_verb]
