@@ -145,11 +145,11 @@ def semantic_block(channel: SemanticChannel, query_vec: np.ndarray, knobs: Knobs
             break
         for p in previews[:knobs.files_per_task]:
             shown = f": {_cut(p.preview, knobs.preview_chars)}" if knobs.content_previews and p.preview.strip() else ""
-            lines.append(f"- [{session}] {p.file} ({p.chars} chars){shown}")
+            lines.append(f"- [{session}] {short_name(p.file)} ({p.chars} chars){shown}")
             sources.append(p.event_id)
         if knobs.edit_chains and channel.edits.get(session):
             for step in channel.edits[session]:
-                lines.append(f"  edit {step.file} (+{step.lines_added} -{step.lines_deleted}): "
+                lines.append(f"  edit {short_name(step.file)} (+{step.lines_added} -{step.lines_deleted}): "
                              f"{_cut(step.diff, knobs.preview_chars)}")
                 sources.append(step.event_id)
     picks = _cosine_top(channel.embeddings, query_vec, knobs.top_chunks)
@@ -157,7 +157,8 @@ def semantic_block(channel: SemanticChannel, query_vec: np.ndarray, knobs: Knobs
         lines.append(f"Most relevant excerpts (top {len(picks)} of {len(channel.chunks)} by similarity):")
     for i in picks:
         chunk = channel.chunks[i]
-        lines.append(f"- [{chunk.session} {chunk.kind} {chunk.file}] {_cut(chunk.text, knobs.display_chars)}")
+        where = f"{chunk.session} {chunk.kind} {short_name(chunk.file)}"
+        lines.append(f"- [{where}] {_cut(chunk.text, knobs.display_chars)}")
         sources.extend(chunk.event_ids)
     return "\n".join(lines), sources
 

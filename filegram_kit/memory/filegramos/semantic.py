@@ -21,7 +21,8 @@ from ...documents import extension
 CHUNK_CHARS = 800
 STYLE_FILES, STYLE_CHARS = 4, 600  # the encoder's budget per session (paper appendix B)
 PREVIEW_CHARS = 1000  # stored; retrieval shows a shorter preview (Table 14 knob)
-FILENAME_CHARS = 40
+FILENAME_CHARS = 40  # file names are shown cut to this (paper appendix B)
+PROSE_EXTENSIONS = frozenset({"md", "markdown", "txt", "rst", "html", "htm", "tex", "docx", "doc", "rtf", ""})
 _DATE_PREFIX = re.compile(r"^\d{4}[-_]?\d{2}[-_]?\d{2}")
 _NUMERIC_PREFIX = re.compile(r"^\d{1,3}[-_]")
 _VERSION = re.compile(r"(?:^|[-_ .])(?:v\d+|final|draft|old|new|copy|backup|bak)(?:$|[-_ .])", re.IGNORECASE)
@@ -112,7 +113,7 @@ def style_sample(previews: list[FilePreview], contents: dict[str, str]) -> str:
     """What the style descriptor reads: up to 4 created text files, 600 characters each, with their sizes."""
     parts = []
     for p in previews[:STYLE_FILES]:
-        parts.append(f"[{p.file}, {p.chars} characters]\n{contents[p.event_id][:STYLE_CHARS]}")
+        parts.append(f"[{short_name(p.file)}, {p.chars} characters]\n{contents[p.event_id][:STYLE_CHARS]}")
     return "\n\n".join(parts)
 
 
@@ -123,17 +124,19 @@ def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: A
     for row in creates.select("event_id", "file_path", "content").iter_rows(named=True):
         text, name = row["content"] or "", row["file_path"] or ""
         contents[row["event_id"]] = text
-        previews.append(FilePreview(short_name(name), len(text), text[:PREVIEW_CHARS], row["event_id"]))
-        chunks += [Chunk(piece, "created", short_name(name), session, (row["event_id"],)) for piece in chunk_text(text)]
+        previews.append(FilePreview(name, len(text), text[:PREVIEW_CHARS], row["event_id"]))
+        chunks += [Chunk(piece, "created", name, session, (row["event_id"],)) for piece in chunk_text(text)]
     edits = []
     for row in events.filter(pl.col("event_type") == "file_edit").iter_rows(named=True):
         diff = diff_text(row["diff_ref"]) if row["diff_ref"] else ""
-        edits.append(EditStep(short_name(row["file_path"] or ""), row["lines_added"] or 0, row["lines_deleted"] or 0,
+        edits.append(EditStep(row["file_path"] or "", row["lines_added"] or 0, row["lines_deleted"] or 0,
                               diff, row["event_id"]))
-        chunks += [Chunk(piece, "edit", short_name(row["file_path"] or ""), session, (row["event_id"],))
+        chunks += [Chunk(piece, "edit", row["file_path"] or "", session, (row["event_id"],))
                    for piece in chunk_text(diff)]
     names = [p.file for p in previews]
-    written = [p for p in previews if p.chars and contents[p.event_id].strip()]
+    written = [p for p in previews if contents[p.event_id].strip()]
+    prose = [p for p in written if extension(p.file) in PROSE_EXTENSIONS]
+    written = prose or written  # the style of a report, not of the CSV or script beside it
     style = backend.describe_style(style_sample(written, contents)) if written else {}
     return SemanticUnit(
         language=str(style.get("language", "unknown")) if style else "unknown",
