@@ -297,3 +297,45 @@ def test_a_reader_who_never_writes_still_gets_a_memory(tmp_path):
     for query in ("", "How does the user organise folders?"):
         text = memory.retrieve(query, backend=BACKEND).text
         assert text.startswith("## Procedural Patterns") and "Most relevant excerpts" not in text
+
+
+def scripted_backend():
+    """A PromptBackend whose 'model' answers each rendered prompt with a fixed, well-formed reply."""
+    import hashlib
+
+    from filegram_kit.llm.prompting import Completion, PromptBackend
+
+    class Scripted(PromptBackend):
+        name = "scripted"
+
+        def _complete(self, prompt, *, json_mode):
+            if "Split them into" in prompt:
+                return Completion('{"boundaries": [4]}', 10, 5)
+            if "Give the episode a short title" in prompt:
+                return Completion('{"title": "Budget work", "narrative": "They read and wrote.", "summary": "x"}')
+            if "writing style" in prompt:
+                return Completion('{"language": "en", "tone": "formal", "structure": "moderate", '
+                                  '"detail": "balanced", "summary": "Formal prose."}')
+            if "deviates from their usual" in prompt:
+                return Completion('{"label": "outlier", "rationale": "many features moved"}')
+            return Completion("A short summary.")
+
+        def _embed(self, texts, *, input_type):
+            rows = [np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) + 1
+                    for t in texts]
+            return [list(r / np.linalg.norm(r)) for r in rows], 0
+
+    return Scripted()
+
+
+def test_the_same_code_runs_through_a_prompted_model(tmp_path):
+    backend = scripted_backend()
+    trajs = [session(tmp_path, f"T-0{i}") for i in range(1, 5)]
+    memory = get_memory("filegramos").ingest(trajs, backend=backend)
+    episodes_ = memory.channels_["episodic"].episodes
+    assert {ep.title for ep in episodes_} == {"Budget work"} and len(episodes_) == 2 * len(trajs)  # split at 4
+    assert memory.channels_["semantic"].style["tone"]["value"] == "formal"
+    assert memory.channels_["semantic"].style_summary == "A short summary."
+    assert backend.usage.counts["ingest"]["calls"] > 0 and "query" not in backend.usage.counts
+    ctx = memory.retrieve("How does the user edit?", backend=backend)
+    assert "Budget work" in ctx.text and backend.usage.counts["query"]["calls"] == 1
