@@ -116,7 +116,33 @@ def _clean_media(traj: Trajectory, report: CleanReport) -> Any:
     return traj.media.view(entries, transform=lambda text: anonymise_path(text)[0])
 
 
+def _fields_clean(fields: Any) -> bool:
+    """True when cleaning would not change these fields (no generator keys, no sandbox path)."""
+    for name, value in fields.items():
+        if name in LEAKING_FIELDS:
+            return False
+        if isinstance(value, str) and "sandbox" in value:
+            return False
+        if isinstance(value, list) and any(isinstance(v, str) and "sandbox" in v for v in value):
+            return False
+    return True
+
+
+def _media_clean(media: Any) -> bool:
+    """No media, or a store (or merged stores) already reading through clean()'s anonymising view."""
+    if media is None:
+        return True
+    stores = getattr(media, "stores", None)
+    return all(map(_media_clean, stores)) if stores is not None else getattr(media, "_transform", None) is not None
+
+
 def _clean_one(traj: Trajectory, report: CleanReport) -> Trajectory:
+    if all(e.event_type not in _DROPPED and _fields_clean(e.fields) for e in traj.events):
+        report.kept.update(e.event_type for e in traj.events)  # already clean: events kept as they are
+        report.trajectories += 1
+        if _fields_clean(traj.summary) and _media_clean(traj.media):
+            return traj  # cleaning it again changes nothing: the same object (memories cache by it)
+        return replace(traj, summary=_clean_fields(traj.summary, report), media=_clean_media(traj, report))
     events = []
     for event in traj.events:
         if event.event_type in _DROPPED:

@@ -339,3 +339,21 @@ def test_the_same_code_runs_through_a_prompted_model(tmp_path):
     assert backend.usage.counts["ingest"]["calls"] > 0 and "query" not in backend.usage.counts
     ctx = memory.retrieve("How does the user edit?", backend=backend)
     assert "Budget work" in ctx.text and backend.usage.counts["query"]["calls"] == 1
+
+
+def test_cached_engrams_give_the_same_memory_under_each_memorys_labels(tmp_path):
+    from dataclasses import replace
+
+    from filegram_kit.memory.filegramos import engram
+
+    trajs = [session(tmp_path, f"T-0{i}") for i in range(1, 4)]
+    engram._cache.clear()
+    fresh = get_memory("filegramos").ingest(trajs, backend=BACKEND).memory_text()
+    assert len(engram._cache) == 3
+    assert get_memory("filegramos").ingest(trajs, backend=BACKEND).memory_text() == fresh
+    twin = replace(trajs[0], id="other")  # the same task twice: labels T-01 and T-01#2
+    memory = get_memory("filegramos").ingest([trajs[0], twin], backend=BACKEND)
+    assert [e.session for e in memory.engrams_] == ["T-01", "T-01#2"]
+    assert {c.session for c in memory.engrams_[1].semantic.chunks} == {"T-01#2"}
+    assert {ep.session for ep in memory.engrams_[1].episodes} == {"T-01#2"}
+    assert memory.engrams_[0].semantic.chunks[0].session == "T-01"  # the cached original is untouched

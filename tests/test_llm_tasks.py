@@ -137,6 +137,13 @@ def test_map_keeps_order_with_and_without_the_serial_switch():
         assert backend.usage.total("calls") == 5
 
 
+def test_map_counts_worker_calls_under_the_callers_phase():
+    backend = Counting(max_concurrency=4)
+    with backend.phase("query"):
+        backend.map(backend.summarize, ["a", "b", "c", "d"])
+    assert backend.usage.counts["query"]["calls"] == 4 and "ingest" not in backend.usage.counts
+
+
 def test_registry_imports_lazily_and_names_missing_backends():
     assert set(BACKENDS) >= {"offline", "gemini", "cohere", "openai_compat"}
     with pytest.raises(KeyError, match="backends: offline"):

@@ -73,3 +73,31 @@ def test_filegramos_refuses_unknown_knobs_and_bad_values():
     assert memory.params()["display_chars"] == 800 and memory.params()["method"] == "filegramos"
     with pytest.raises(RuntimeError, match="ingest"):
         memory.retrieve("anything", backend=None)
+
+
+def test_by_identity_memoises_per_live_object_only():
+    from filegram_kit.memory.base import by_identity
+
+    calls = []
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    @by_identity
+    def double(box):
+        calls.append(box.v)
+        return box.v * 2
+
+    a = Box(2)
+    assert double(a) == 4 and double(a) == 4 and calls == [2]
+    assert double(Box(2)) == 4 and calls == [2, 2]  # an equal but different object is computed again
+
+
+def test_cleaning_a_clean_trajectory_returns_it_unchanged(tmp_path):
+    from filegram_kit.cleaning import clean
+
+    raw = make(tmp_path, "p1_methodical_T-01", [read(), write("a.md", "hello")])
+    once = clean([raw]).trajectories[0]
+    assert once is not raw  # the media gets the anonymising view
+    assert clean([once]).trajectories[0] is once

@@ -144,12 +144,20 @@ class Backend:
         raise NotImplementedError(f"{type(self).__name__} does not implement task {task!r}")
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """fn over items with at most `max_concurrency` calls in flight (in order, serially if `serial`)."""
+        """fn over items with at most `max_concurrency` calls in flight (in order, serially if `serial`).
+
+        The worker threads count their calls under the caller's phase (phases are per thread)."""
         items = list(items)
         if self.serial or self.max_concurrency == 1 or len(items) < 2:
             return [fn(item) for item in items]
+        phase = self.current_phase
+
+        def in_phase(item: Any) -> Any:
+            with self.phase(phase):
+                return fn(item)
+
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(fn, items))
+            return list(pool.map(in_phase, items))
 
     # -- the typed tasks -------------------------------------------------------------------------
     def embed(self, texts: list[str], *, input_type: str = "document") -> np.ndarray:

@@ -26,6 +26,15 @@ class Bm25Index:
         self.avgdl = float(self.lengths.mean()) if len(passages) and self.lengths.sum() else 1.0
         self.df = Counter(t for counts in self.tf for t in counts)
         self.n = len(passages)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for i, counts in enumerate(self.tf):
+            for term, count in counts.items():
+                rows, tfs = postings.setdefault(term, ([], []))
+                rows.append(i)
+                tfs.append(count)
+        # term -> (passages that contain it, its count in each): scoring touches only those passages
+        self.postings = {t: (np.array(r, dtype=np.int64), np.array(c, dtype=np.float64))
+                         for t, (r, c) in postings.items()}
 
     def idf(self, term: str) -> float:
         df = self.df.get(term, 0)
@@ -35,8 +44,8 @@ class Bm25Index:
         out = np.zeros(self.n)
         norm = self.k1 * (1.0 - self.b + self.b * self.lengths / self.avgdl)
         for term, weight in sorted(Counter(query_terms).items()):
-            if term not in self.df:
+            if term not in self.postings:
                 continue
-            tf = np.array([counts.get(term, 0) for counts in self.tf], dtype=np.float64)
-            out += weight * self.idf(term) * tf * (self.k1 + 1.0) / (tf + norm)
+            rows, tf = self.postings[term]
+            out[rows] += weight * self.idf(term) * tf * (self.k1 + 1.0) / (tf + norm[rows])
         return out

@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -193,6 +194,34 @@ class LsaEmbedder:
         return out
 
 
+MEMO_SIZE = 200_000  # texts remembered per process (a row depends on its own text only, so this is exact)
+_memo: OrderedDict[tuple[int, int, str], np.ndarray] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
 def embed(texts: list[str], *, dim: int = 256, seed: int = 0) -> np.ndarray:
-    """Embed texts with the reference LSA model (see the module docstring)."""
-    return LsaEmbedder(dim, seed).embed(texts)
+    """Embed texts with the reference LSA model (see the module docstring).
+
+    Rows are remembered by text (least recently used dropped beyond MEMO_SIZE): benchmark runs
+    embed the same context lines and chunks many times, and each row depends on its text alone.
+    """
+    if isinstance(texts, str):
+        raise TypeError("embed takes a list of texts, not one string")
+    keys = [(dim, seed, t) for t in texts]
+    with _memo_lock:
+        found = {k: _memo[k] for k in keys if k in _memo}
+        for k in found:
+            _memo.move_to_end(k)
+    missing = list(dict.fromkeys(k[2] for k in keys if k not in found))
+    if missing:
+        rows = LsaEmbedder(dim, seed).embed(missing)
+        with _memo_lock:
+            for text, row in zip(missing, rows, strict=True):
+                row.setflags(write=False)
+                found[(dim, seed, text)] = _memo[(dim, seed, text)] = row
+            while len(_memo) > MEMO_SIZE:
+                _memo.popitem(last=False)
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        out[i] = found[k]
+    return out

@@ -2,7 +2,8 @@
 
 It sees only the context text, as an LLM reader would. Per option, three pieces of evidence:
 
-- lexical: BM25 of the option's own terms over context sentences, each sentence's score boosted
+- lexical: BM25 of the option's own terms (not the question's, and not those every option shares,
+  which cannot tell options apart) over context sentences, each sentence's score boosted
   by how relevant it is to the question (an option is supported where the question's topic is),
   best sentence taken, scaled by the best option's score to [0, 1];
 - numbers: each number the option states counts +w if it occurs in a sentence relevant to the
@@ -15,6 +16,8 @@ Exact ties go to the lowest index, a documented and deterministic choice.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -35,13 +38,12 @@ def _unit(scores: np.ndarray) -> np.ndarray:
     return scores / top if top > 0 else np.zeros_like(scores)
 
 
-def _number_support(option: str, sentences: list[str], relevance: np.ndarray) -> float:
+def _number_support(option: str, in_sentence: list[list], relevance: np.ndarray) -> float:
     """Mean over the option's quantities of: relevance of the best sentence stating the same value and
-    unit (38.2% is not $38.2), or -1 if none does."""
+    unit (38.2% is not $38.2), or -1 if none does. `in_sentence`: the quantities of each sentence."""
     stated = sorted(set(quantities(option)))
     if not stated:
         return 0.0
-    in_sentence = [quantities(s) for s in sentences]
     support = []
     for value in stated:
         where = [relevance[i] for i, found in enumerate(in_sentence) if any(same_quantity(value, q) for q in found)]
@@ -49,26 +51,44 @@ def _number_support(option: str, sentences: list[str], relevance: np.ndarray) ->
     return float(np.mean(support))
 
 
+@functools.lru_cache(maxsize=32)
+def _indexed(context: str) -> tuple[list[str], Bm25Index, np.ndarray, list[list]]:
+    """A context's sentences, their BM25 index, embeddings and quantities (many questions share a context)."""
+    sentences = split_sentences(context)
+    return (sentences, Bm25Index([content_terms(s) for s in sentences]), embed(sentences),
+            [quantities(s) for s in sentences])
+
+
 def option_scores(question: str, choices: list[str], context: str) -> np.ndarray:
     """Raw evidence score per option (higher is better supported); see the module docstring."""
-    sentences = split_sentences(context)
+    sentences, index, sentence_vectors, in_sentence = _indexed(context)
     if not sentences:
         return np.zeros(len(choices))
-    index = Bm25Index([content_terms(s) for s in sentences])
     question_terms = content_terms(question)
     question_fit = _unit(index.scores(question_terms))
-    sentence_vectors = embed(sentences)
     option_vectors = embed(list(choices))
     lexical, numeric = np.zeros(len(choices)), np.zeros(len(choices))
+    shared = _shared_terms([content_terms(o) for o in choices])
     for k, option in enumerate(choices):
         terms = content_terms(option)
-        own = [t for t in terms if t not in set(question_terms)] or terms
+        own = [t for t in terms if t not in set(question_terms) and t not in shared] or \
+            [t for t in terms if t not in set(question_terms)] or terms
         lexical[k] = float(np.max(index.scores(own) * (1.0 + question_fit)))
         words = [t for t in own if t not in set(numbers(option))]
         relevance = _unit(index.scores(question_terms + words))
-        numeric[k] = _number_support(option, sentences, relevance)
+        numeric[k] = _number_support(option, in_sentence, relevance)
     semantic = np.max(option_vectors @ sentence_vectors.T, axis=1) if len(choices) else np.zeros(0)
     return LEXICAL_WEIGHT * _unit(lexical) + NUMBER_WEIGHT * numeric + SEMANTIC_WEIGHT * semantic
+
+
+def _shared_terms(options: list[list[str]]) -> set[str]:
+    """Terms every option uses: they cannot tell the options apart, so they are not evidence for one."""
+    if len(options) < 2:
+        return set()
+    common = set(options[0])
+    for terms in options[1:]:
+        common &= set(terms)
+    return common
 
 
 def softmax(scores: np.ndarray, temperature: float = TEMPERATURE) -> np.ndarray:

@@ -8,6 +8,7 @@ bigrams (Chinese has no spaces, and bigrams are the standard word proxy for it).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -117,7 +118,13 @@ def stem(word: str) -> str:
 
 def content_terms(text: str) -> list[str]:
     """Stemmed tokens without stopwords: the terms that carry a sentence's content."""
-    return [stem(t) for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK_RUN.match(t))]
+    return list(_content_terms(text))
+
+
+@functools.lru_cache(maxsize=262_144)  # readers and judges see the same context lines again and again
+def _content_terms(text: str) -> tuple[str, ...]:
+    return tuple(stem(t) for t in tokens(text)
+                 if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK_RUN.match(t)))
 
 
 def word_count(text: str) -> int:

@@ -69,7 +69,8 @@ class FileGramOS(MemorySystem):
         self.user_ = one_user(items)
         cleaned = clean(items).trajectories
         with backend.phase("ingest"):
-            self.engrams_, self.parse_failures_ = encode(cleaned, backend, progress=self.progress)
+            self.engrams_ = encode(cleaned, backend, progress=self.progress)
+            self.parse_failures_ = sum(e.parse_failures for e in self.engrams_)
             procedural, semantic, episodic = consolidate(self.engrams_, self._calibration(), backend, tau=self.tau,
                                                          max_chunks=self.max_chunks, seed=self.seed)
         self.channels_ = {"procedural": procedural, "semantic": semantic, "episodic": episodic}

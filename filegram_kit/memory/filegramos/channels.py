@@ -69,6 +69,7 @@ class EpisodicChannel:
     session_clusters: dict[str, int]
     cluster_profiles: tuple[str, ...]  # one description per session cluster
     drift: pl.DataFrame  # drift_frame plus `session`
+    session_z: dict[str, dict[str, float]]  # session -> feature -> z against the user's sessions
 
 
 def procedural_channel(fp: pl.DataFrame, calibration: Calibration) -> ProceduralChannel:
@@ -138,10 +139,15 @@ def cluster_episodes(vectors: np.ndarray, threshold: float = EPISODE_DISTANCE) -
     return [int(x) for x in labels]
 
 
+def _z_matrix(fp: pl.DataFrame) -> np.ndarray:
+    """Sessions x features, z-scored against the user's own sessions."""
+    z = zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user").select([f"z_{f}" for f in FEATURES])
+    return z.to_numpy().astype(float)
+
+
 def cluster_sessions(fp: pl.DataFrame, sessions: list[str], seed: int = 0) -> tuple[dict[str, int], list[str]]:
     """k-means on within-user z-scored fingerprints (<= 3 clusters) and a description of each cluster."""
-    z = zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user").select([f"z_{f}" for f in FEATURES])
-    mat = z.to_numpy().astype(float)
+    mat = _z_matrix(fp)
     k = min(MAX_SESSION_CLUSTERS, len(sessions), len({tuple(r) for r in mat.round(6)}))
     if k <= 1:
         return dict.fromkeys(sessions, 0), [f"1 group of {len(sessions)} session(s): {', '.join(sessions)}"]
@@ -167,7 +173,10 @@ def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFram
     vectors = backend.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
     sessions = [e.session for e in engrams]
     clusters, profiles = cluster_sessions(fp, sessions, seed)
-    return EpisodicChannel(tuple(eps), vectors, tuple(cluster_episodes(vectors)), clusters, tuple(profiles), drift)
+    z = {s: dict(zip(FEATURES, row.round(2).tolist(), strict=True)) for s, row in zip(sessions, _z_matrix(fp),
+                                                                                       strict=True)}
+    return EpisodicChannel(tuple(eps), vectors, tuple(cluster_episodes(vectors)), clusters, tuple(profiles), drift,
+                           z)
 
 
 def consolidate(engrams: list[Engram], calibration: Calibration, backend: Any, *, tau: float = 1.5,

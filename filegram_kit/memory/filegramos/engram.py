@@ -8,8 +8,12 @@ code runs offline and against an API.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -18,6 +22,7 @@ from tqdm.auto import tqdm
 from ...fingerprint import FEATURES, extended_features, fingerprint_frame
 from ...frames import events_frame
 from ...schema import RETAINED_EVENT_TYPES, Trajectory
+from ..base import by_identity
 from .episodes import Episode, episodes
 from .semantic import SemanticUnit, semantic_unit
 
@@ -33,6 +38,7 @@ class Engram:
     episodes: tuple[Episode, ...]
     event_count: int
     behavioral_event_count: int
+    parse_failures: int = 0  # backend replies that did not parse (each fell back, see episodes.py)
 
 
 def session_labels(trajs: Sequence[Trajectory]) -> dict[str, str]:
@@ -46,33 +52,72 @@ def session_labels(trajs: Sequence[Trajectory]) -> dict[str, str]:
     return labels
 
 
-def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None = None) -> tuple[list[Engram], int]:
-    """Engrams of cleaned trajectories, in their order, and the count of backend replies that failed to parse."""
-    frame = events_frame(trajs, with_content=True)
+ENGRAM_CACHE_SIZE = 4096
+_cache: OrderedDict[str, Engram] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+@by_identity
+def _events_digest(traj: Trajectory) -> str:
+    digest = hashlib.sha256(str(traj.task_id).encode())
+    for e in traj.events:
+        digest.update(json.dumps([e.event_id, e.event_type, e.timestamp, e.fields], sort_keys=True,
+                                 default=str).encode())
+    return digest.hexdigest()
+
+
+def _key(traj: Trajectory, backend: Any) -> str:
+    """What decides an Engram: the backend's identity and the session's events (ids, types, times, fields)."""
+    return json.dumps(backend.params(), sort_keys=True, default=str) + _events_digest(traj)
+
+
+def encode_one(traj: Trajectory, backend: Any, session: str) -> Engram:
+    """One session's Engram (every LLM step through `backend`)."""
+    frame = events_frame([traj], with_content=True)
     fp = fingerprint_frame(frame)
+    procedural = {k: fp[k][0] for k in FEATURES} if fp.height else dict.fromkeys(FEATURES, 0.0)
     ext = extended_features(frame)
-    procedural = {r["trajectory_id"]: {k: r[k] for k in FEATURES} for r in fp.iter_rows(named=True)}
-    extended = {r.pop("trajectory_id"): {k: v for k, v in r.items() if k not in ("profile_id", "task_id")}
-                for r in ext.iter_rows(named=True)}
+    features = {k: v for k, v in ext.row(0, named=True).items() if k not in ("trajectory_id", "profile_id",
+                                                                                "task_id")} if ext.height else {}
+    eps, failures = episodes(frame, session, backend)
+    return Engram(trajectory_id=traj.id, session=session, task_id=traj.task_id, procedural=procedural,
+                  features=features, semantic=semantic_unit(frame, session, _diff_reader(traj), backend),
+                  episodes=tuple(eps), event_count=len(traj.events),
+                  behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
+                  parse_failures=failures)
+
+
+def _relabel(engram: Engram, trajectory_id: str, session: str) -> Engram:
+    """The same Engram under this memory's session label (labels depend on the other sessions)."""
+    if engram.session == session and engram.trajectory_id == trajectory_id:
+        return engram
+    semantic = replace(engram.semantic, chunks=tuple(replace(c, session=session) for c in engram.semantic.chunks))
+    return replace(engram, trajectory_id=trajectory_id, session=session, semantic=semantic,
+                   episodes=tuple(replace(ep, session=session) for ep in engram.episodes))
+
+
+def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None = None) -> list[Engram]:
+    """Engrams of cleaned trajectories, in their order.
+
+    A session already encoded with the same backend in this process is reused (a benchmark builds
+    many memories from overlapping sessions); the result is the same, only faster.
+    """
     labels = session_labels(trajs)
-    parts = frame.partition_by("trajectory_id", as_dict=True, maintain_order=True)
-    out, failures = [], 0
-    disable = None if progress is None else not progress
-    for traj in tqdm(trajs, desc="encoding engrams", unit="session", disable=disable):
-        events = parts.get((traj.id,), frame.clear())
-        diff_text = _diff_reader(traj)
-        session = labels[traj.id]
-        eps, failed = episodes(events, session, backend)
-        failures += failed
-        zeros = dict.fromkeys(FEATURES, 0.0)
-        out.append(Engram(
-            trajectory_id=traj.id, session=session, task_id=traj.task_id,
-            procedural=procedural.get(traj.id, zeros), features=extended.get(traj.id, {}),
-            semantic=semantic_unit(events, session, diff_text, backend), episodes=tuple(eps),
-            event_count=len(traj.events),
-            behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
-        ))
-    return out, failures
+    out, quiet = [], None if progress is None else not progress
+    for traj in tqdm(trajs, desc="encoding engrams", unit="session", disable=quiet):
+        key = _key(traj, backend)
+        with _cache_lock:
+            engram = _cache.get(key)
+            if engram is not None:
+                _cache.move_to_end(key)
+        if engram is None:
+            engram = encode_one(traj, backend, labels[traj.id])
+            with _cache_lock:
+                _cache[key] = engram
+                while len(_cache) > ENGRAM_CACHE_SIZE:
+                    _cache.popitem(last=False)
+        out.append(_relabel(engram, traj.id, labels[traj.id]))
+    return out
 
 
 def _diff_reader(traj: Trajectory):

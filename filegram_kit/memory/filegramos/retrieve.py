@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ...fingerprint import FEATURE_DIMENSION
 from ...schema import DIMENSION_CODES, DIMENSIONS
 from ..base import Context
 from .channels import EpisodicChannel, ProceduralChannel, SemanticChannel
@@ -31,6 +32,10 @@ from .semantic import short_name
 CHANNELS = ("procedural", "semantic", "episodic")
 BLOCK_TITLES = {"procedural": "Procedural Patterns", "semantic": "Semantic Content",
                 "episodic": "Episodic Consistency"}
+UNUSUAL_SHOWN = 3
+DIMENSION_GLOSS = {"A": "reading, searching and browsing", "B": "the length and detail of written output",
+                   "C": "folders and file organisation", "D": "editing and revising",
+                   "E": "deleting, cleanup and keeping old files", "F": "charts, images, tables and data files"}
 # stems matched at word starts: a query about "folders" or "nesting" targets C, "deleting" E, ...
 DIMENSION_KEYWORDS: dict[str, tuple[str, ...]] = {
     "A": ("read", "search", "brows", "skim", "revisit", "explor", "consum", "scan", "look", "navigat", "thorough",
@@ -172,6 +177,7 @@ def episodic_block(channel: EpisodicChannel, query_vec: np.ndarray, knobs: Knobs
         judged = f"; judged {row['judge']}: {row['rationale']}" if row["judge"] else ""
         lines.append(f"- {row['session']}: deviation {row['deviation']:.2f} (threshold {row['threshold']:.2f}), "
                      f"shifted {', '.join(row['shifted_features'])}{judged}")
+    lines += _least_typical(channel)
     sizes = Counter(channel.episode_clusters)
     recurring = [c for c, n in sizes.most_common() if n >= 2][:5]
     if recurring:
@@ -190,6 +196,22 @@ def episodic_block(channel: EpisodicChannel, query_vec: np.ndarray, knobs: Knobs
         lines.append(f"- [{ep.session}, episode {ep.index + 1}] {ep.title}: {_cut(ep.narrative, knobs.display_chars)}")
         sources.extend(ep.event_ids)
     return "\n".join(lines), sources
+
+
+def _least_typical(channel: EpisodicChannel) -> list[str]:
+    """The sessions that deviate most, flagged or not, with what is unusual in them (>= 3 sessions)."""
+    ranked = channel.drift.sort("deviation", descending=True)
+    if ranked.height < 3:
+        return []
+    lines = ["Sessions least like this user's usual behaviour (most deviating first):"]
+    for rank, row in enumerate(ranked.head(UNUSUAL_SHOWN).iter_rows(named=True), 1):
+        z = channel.session_z.get(row["session"], {})
+        unusual = ", ".join(f"{f} {'above' if z.get(f, 0) > 0 else 'below'} usual ({z.get(f, 0):+.1f} sd; "
+                            f"{DIMENSION_GLOSS[FEATURE_DIMENSION[f]]})" for f in row["shifted_features"])
+        where = "above" if row["flagged"] else "below"
+        lines.append(f"- {row['session']}: rank {rank} of {ranked.height}, deviation {row['deviation']:.2f} ({where} "
+                     f"the flag threshold); unusual in {unusual or 'nothing in particular'}")
+    return lines
 
 
 def build_context(query: str, channels: dict[str, Any], query_vec: np.ndarray, knobs: Knobs) -> Context:
