@@ -1,0 +1,379 @@
+"""Run memory methods over bench items: one ingest per input set, the shared reader, one streamed row per answer.
+
+    frame = evaluate(items, "data/corpus", ["no_context", "filegramos"], backend="offline", out=Path("runs/a"))
+
+Items are grouped per method by their input set (the trajectory ids, or the interleaved pair of a
+Trace Disentanglement item), so a persona's AttrRec and ProfRec items share one ingest, and the
+methods share one materialisation of each input set. A thread pool (`workers`; 1 = serial, in
+order, for debugging) or, for CPU-bound offline runs, spawned processes (`executor="process"`,
+parallel.py) ingest groups and answer their items; the calling thread alone writes rows, so
+`out/results.jsonl` only ever gets whole lines (results.py). A restarted run skips every key already written,
+so it ends with exactly one row per (method, params_hash, backend, model, question_id, seed).
+Exceptions in loading inputs, ingest, retrieve or answering become error rows ("inputs", "ingest",
+"retrieve", "answer"; the reader's own "parse") with the message, and the run goes on. Ctrl-C
+(or any BaseException) stops the run; the rows written so far stay valid.
+`out/manifest.json` (atomic) records code, versions, corpus, items, methods, backend, cache and usage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from tqdm.auto import tqdm
+
+from ..llm import get_backend
+from ..llm.cache import canonical_json
+from ..memory import get_memory
+from .inputs import TrajectoryStore, materialise
+from .parallel import run_groups
+from .reader import answer
+from .results import KEY, RESULT_SCHEMA, ResultsLog, load_results, row_key
+from .schema import Item
+
+__all__ = ["KEY", "RESULT_SCHEMA", "Method", "evaluate", "input_set", "load_results", "resolve_methods", "select"]
+
+EXCEPTION_ERRORS = ("inputs", "ingest", "retrieve", "answer")  # rows `retry_errors=True` recomputes
+
+
+# -- what to run --------------------------------------------------------------------------------------------------
+
+
+def short_hash(value: Any) -> str:
+    """First 12 hex of the sha256 of a value's canonical JSON."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    params: dict[str, Any]  # as given to get_memory
+    resolved: dict[str, Any]  # memory.params(): what the hash is of
+    params_hash: str
+
+
+def resolve_methods(methods: Iterable[str] | Mapping[str, Mapping[str, Any] | None]) -> list[Method]:
+    """Names, or name -> params, as `Method`s with their resolved params and hash (nothing is ingested)."""
+    pairs = methods.items() if isinstance(methods, Mapping) else ((m, None) for m in methods)
+    out = []
+    for name, params in pairs:
+        params = dict(params or {})
+        resolved = get_memory(name, **params).params()
+        out.append(Method(name, params, resolved, short_hash(resolved)))
+    if not out:
+        raise ValueError("evaluate needs at least one method")
+    return out
+
+
+def input_set(item: Item) -> tuple[str, ...]:
+    """What a memory is built from: the interleaved pair (in order) or the set of trajectory ids (sorted)."""
+    pair = item.metadata.get("interleave")
+    return ("interleave", *pair) if pair else tuple(sorted(set(item.input_trajectories)))
+
+
+def select(items: Iterable[Item], limit: int | None) -> list[Item]:
+    """At most `limit` items per sub_track, the first ones in item order (all when limit is None)."""
+    if limit is None:
+        return list(items)
+    seen: dict[str, int] = {}
+    out = []
+    for item in items:
+        seen[item.sub_track] = seen.get(item.sub_track, 0) + 1
+        if seen[item.sub_track] <= limit:
+            out.append(item)
+    return out
+
+
+@dataclass(eq=False)
+class Group:
+    """One method's items that share an input set; holds the ingested memory while they are answered."""
+
+    method: Method
+    key: tuple[str, ...]
+    items: list[Item]
+    memory: Any = None
+    memory_tokens: int | None = None
+    ingest_s: float | None = None
+    error: tuple[str, str] | None = None
+    remaining: int = 0
+
+    @property
+    def input_key(self) -> str:
+        return short_hash(list(self.key))
+
+
+def make_groups(methods: list[Method], items: list[Item], skip: Callable[[Method, Item], bool]) -> list[Group]:
+    """The groups of items not yet answered: input sets in order of first appearance, each method in turn
+    (so the methods that need an input set ingest it one after another, from one materialisation)."""
+    by_key: dict[tuple[str, ...], dict[str, Group]] = {}
+    for item in items:
+        for method in methods:
+            if not skip(method, item):
+                per_method = by_key.setdefault(input_set(item), {})
+                tag = f"{method.name}#{method.params_hash}"
+                if tag not in per_method:
+                    per_method[tag] = Group(method, input_set(item), [])
+                per_method[tag].items.append(item)
+    return [group for per_method in by_key.values() for group in per_method.values()]
+
+
+class SharedInputs:
+    """Each input set's trajectories, materialised once and handed to every method that ingests it,
+    then dropped (thread-safe: a second method waits for the first one's materialisation)."""
+
+    def __init__(self, store: TrajectoryStore, groups: list[Group]):
+        self.store, self._users = store, Counter(g.key for g in groups)
+        self._built: dict[tuple[str, ...], list[Any]] = {}
+        self._locks: dict[tuple[str, ...], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, group: Group) -> list[Any]:
+        with self._lock:
+            key_lock = self._locks.setdefault(group.key, threading.Lock())
+        try:
+            with key_lock:
+                if group.key not in self._built:
+                    self._built[group.key] = materialise(group.items[0], self.store)  # a failure is not kept
+                return self._built[group.key]
+        finally:
+            with self._lock:
+                self._users[group.key] -= 1
+                if self._users[group.key] <= 0:
+                    self._built.pop(group.key, None)
+                    self._locks.pop(group.key, None)
+
+
+def preload(store: TrajectoryStore, groups: list[Group]) -> None:
+    """One bulk load of the groups' trajectories; a broken one is then reported by its groups ("inputs" rows)."""
+    try:
+        store.preload(sorted({t for g in groups for t in (g.key[1:] if g.key[0] == "interleave" else g.key)}))
+    except Exception as exc:
+        warnings.warn(f"{store.corpus}: bulk loading failed ({_message(exc)}); loading per input set", stacklevel=3)
+
+
+# -- per-item backend usage (cache hits, reader tokens) -----------------------------------------------------------
+
+
+class ThreadTally:
+    """Stands in for a backend's UsageMeter during a run: counts as before, and also per item (per thread)."""
+
+    def __init__(self, inner: Any):
+        self.inner, self._local = inner, threading.local()
+
+    def add(self, phase: str, **amounts: int) -> None:
+        self.inner.add(phase, **amounts)
+        tally = getattr(self._local, "tally", None)
+        if tally is not None:
+            for key, value in amounts.items():
+                tally[key] = tally.get(key, 0) + value
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @contextmanager
+    def track(self):
+        self._local.tally = tally = {}
+        try:
+            yield tally
+        finally:
+            self._local.tally = None
+
+
+@contextmanager
+def tallied(backend: Any):
+    """The backend's usage meter swapped for a ThreadTally for the duration of the block."""
+    original = backend.usage
+    backend.usage = tally = ThreadTally(original)
+    try:
+        yield tally
+    finally:
+        backend.usage = original
+
+
+def _cache_hit(backend: Any, tally: Mapping[str, int]) -> bool | None:
+    """True when every backend call of the item came from the cache; None when unknowable (no cache, no calls)."""
+    if getattr(backend, "cache", None) is None or not (tally.get("calls") or tally.get("cached")):
+        return None
+    return not tally.get("calls")
+
+
+# -- one group, one item ------------------------------------------------------------------------------------------
+
+
+def _message(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def ingest_group(group: Group, inputs: SharedInputs, backend: Any) -> Group:
+    """Get the inputs, ingest them once, count the stored tokens (`ingest_s` times these two); failures are
+    kept on the group."""
+    try:
+        trajs = inputs.get(group)
+    except Exception as exc:
+        group.error = ("inputs", _message(exc))
+        return group
+    start = time.perf_counter()
+    try:
+        with backend.phase("ingest"):
+            memory = get_memory(group.method.name, **group.method.params).ingest(trajs, backend=backend)
+        group.memory_tokens = int(memory.memory_tokens())
+        group.memory = memory
+    except Exception as exc:
+        group.error = ("ingest", _message(exc))
+    group.ingest_s = time.perf_counter() - start
+    return group
+
+
+def answer_item(group: Group, item: Item, backend: Any, tally: ThreadTally) -> dict[str, Any]:
+    """The result fields of one item: retrieve with the question, answer with the shared reader."""
+    with tally.track() as counts:
+        start = time.perf_counter()
+        fields: dict[str, Any] = {}
+        try:
+            with backend.phase("query"):
+                context = group.memory.retrieve(item.question, backend=backend)
+            fields["context_tokens"] = int(context.tokens)
+        except Exception as exc:
+            fields.update(error="retrieve", error_message=_message(exc))
+        else:
+            try:
+                reply = answer(item, context, backend=backend)
+                fields.update(answer=reply.answer, score=reply.score, correct=reply.correct, likert=reply.likert,
+                              confidence=reply.confidence, rationale=reply.rationale or None, error=reply.error,
+                              error_message=reply.rationale if reply.error else None)
+            except Exception as exc:
+                fields.update(error="answer", error_message=_message(exc))
+        fields["latency_s"] = round(time.perf_counter() - start, 6)
+    fields.update(cache_hit=_cache_hit(backend, counts), reader_tokens_in=counts.get("input_tokens", 0),
+                  reader_tokens_out=counts.get("output_tokens", 0))
+    return fields
+
+
+def make_row(group: Group, item: Item, fields: Mapping[str, Any], run: Mapping[str, Any]) -> dict[str, Any]:
+    row = dict.fromkeys(RESULT_SCHEMA)
+    row.update(method=group.method.name, params_hash=group.method.params_hash, backend=run["backend"],
+               model=run["model"], question_id=item.question_id, seed=run["seed"], sub_track=item.sub_track,
+               channel=item.channel, mcq=item.is_mcq, input_key=group.input_key, memory_tokens=group.memory_tokens,
+               ingest_s=None if group.ingest_s is None else round(group.ingest_s, 6))
+    row.update(fields)
+    return row
+
+
+# -- evaluate -----------------------------------------------------------------------------------------------------
+
+
+def _backend(backend: Any, params: Mapping[str, Any] | None, seed: int) -> tuple[Any, dict[str, Any] | None]:
+    """(backend, its constructor params): given (params None), or built by name; a backend that has a
+    `seed` gets the run's seed unless the params set one."""
+    if not isinstance(backend, str):
+        return backend, None
+    params = dict(params or {})
+    made = get_backend(backend, **params)
+    if "seed" in made.params() and "seed" not in params and made.params()["seed"] != seed:
+        params["seed"] = seed
+        made = get_backend(backend, **params)
+    return made, params
+
+
+@dataclass
+class RunState:
+    """Counters of one evaluate call (for the manifest)."""
+
+    started: float = field(default_factory=time.time)
+    written: int = 0
+    resumed: int = 0
+    dropped: int = 0
+    status: str = "running"
+    history: list[dict[str, Any]] | None = None  # earlier runs into the same folder (from its manifest)
+
+
+def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[str] | Mapping[str, Mapping | None], *,
+             backend: Any = "offline", backend_params: Mapping[str, Any] | None = None, out: str | Path,
+             seed: int = 0, workers: int = 2, limit: int | None = None, progress: bool | None = None,
+             retry_errors: bool = False, executor: str = "thread") -> pl.DataFrame:
+    """Answer `items` with each method's memory of their inputs; rows stream to out/results.jsonl.
+
+    methods: names, or name -> params for get_memory. backend: a name (with backend_params) or a
+    Backend. limit: the first N items of each sub_track. retry_errors: recompute the rows of earlier
+    runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "thread" (a pool of
+    `workers` threads; workers=1 runs serially, in order) or "process" (`workers` spawned processes,
+    for CPU-bound backends such as offline; needs the backend by name; see parallel.py). Returns the
+    rows of this selection (earlier runs' included), in method then item order.
+    """
+    from .manifest import check_resume, run_facts, write_manifest
+
+    all_items, out = list(items), Path(out)
+    chosen, specs = select(all_items, limit), resolve_methods(methods)
+    if executor not in ("thread", "process"):
+        raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
+    client, client_params = _backend(backend, backend_params, seed)
+    if executor == "process" and client_params is None:
+        raise ValueError("executor='process' builds a backend in each worker: give the backend by name")
+    run = {"backend": client.name, "model": client.model, "seed": int(seed)}
+    facts = run_facts(all_items, chosen, corpus, limit, run["backend"])
+    check_resume(out, facts)
+    log, state = ResultsLog(out / "results.jsonl"), RunState()
+    wanted = {(m.name, m.params_hash, run["backend"], run["model"], i.question_id, run["seed"])
+              for m in specs for i in chosen}
+    if retry_errors:
+        state.dropped = log.drop(lambda r: row_key(r) in wanted and r.get("error") in EXCEPTION_ERRORS)
+    done = {row_key(r) for r in log.rows} & wanted
+    state.resumed = len(done)
+    groups = make_groups(specs, chosen, lambda m, i: (m.name, m.params_hash, run["backend"], run["model"],
+                                                      i.question_id, run["seed"]) in done)
+    store = TrajectoryStore(corpus)
+    if executor == "thread":  # process workers load their own
+        preload(store, groups)
+    usage_before = json.loads(json.dumps(client.usage.counts))
+    write_manifest(out, state, facts, specs, client, run, usage_before, log.rows)
+    bar = tqdm(total=len(wanted), initial=len(done), desc="answering", unit="item",
+               disable=None if progress is None else not progress)
+
+    def emit_row(row: dict[str, Any]) -> None:
+        log.append(row)
+        state.written += 1
+        bar.update(1)
+
+    def add_usage(delta: dict[str, dict[str, int]]) -> None:
+        for phase, counts in delta.items():
+            client.usage.add(phase, **counts)
+
+    try:
+        if executor == "process" and workers > 1 and groups:
+            from .parallel import run_in_processes
+
+            run_in_processes(groups, corpus=corpus, backend_name=backend, backend_params=client_params, run=run,
+                             workers=int(workers), emit_row=emit_row, add_usage=add_usage)
+        else:
+            with tallied(client) as tally:
+                run_groups(groups, inputs=SharedInputs(store, groups), backend=client, tally=tally,
+                           workers=max(1, int(workers)), emit=lambda g, i, f: emit_row(make_row(g, i, f, run)))
+        state.status = "complete"
+    except BaseException:
+        state.status = "interrupted"
+        raise
+    finally:
+        log.close()
+        bar.close()
+        write_manifest(out, state, facts, specs, client, run, usage_before, log.rows)
+    return _selection_frame(log.rows, wanted, specs, chosen)
+
+
+def _selection_frame(rows: list[dict[str, Any]], wanted: set[tuple], specs: list[Method],
+                     chosen: list[Item]) -> pl.DataFrame:
+    method_order = {(m.name, m.params_hash): i for i, m in enumerate(specs)}
+    item_order = {item.question_id: i for i, item in enumerate(chosen)}
+    keep = sorted((r for r in rows if row_key(r) in wanted),
+                  key=lambda r: (method_order[(r["method"], r["params_hash"])], item_order[r["question_id"]]))
+    return pl.DataFrame([{k: r.get(k) for k in RESULT_SCHEMA} for r in keep], schema=RESULT_SCHEMA)
+

@@ -1,0 +1,103 @@
+"""An item's input trajectories as a memory may see them: cleaned, anonymous, interleaved if asked.
+
+Trajectory ids and profile ids name the persona (`p3_efficient_executor_T-05`), and an impostor
+question would be answered by reading them. So every input is re-labelled by its task id, its
+profile id and summary.json are dropped, and events lose their envelope `profile_id`. Trace
+Disentanglement items (`metadata["interleave"]`) get one trajectory: both sessions' events
+merged by time since each session's start, reading content from both media stores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..cleaning import clean
+from ..schema import Trajectory
+from ..traces import load_trajectories
+from .schema import Item
+
+
+class MergedMedia:
+    """Reads a media reference from the first store that has it (content-addressed, so any is right)."""
+
+    def __init__(self, stores: list[Any]):
+        self.stores = [s for s in stores if s is not None]
+
+    @property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        return {k: v for store in reversed(self.stores) for k, v in store.entries.items()}
+
+    def view(self, entries: dict[str, dict[str, Any]], transform: Any = None) -> MergedMedia:
+        """The same stores seen through `MediaStore.view` (what clean() asks of a media store)."""
+        return MergedMedia([s.view({k: entries.get(k, v) for k, v in s.entries.items()}, transform)
+                            for s in self.stores])
+
+    def exists(self, ref: Any) -> bool:
+        return any(s.exists(ref) for s in self.stores)
+
+    def read(self, ref: Any) -> str:
+        for store in self.stores:
+            if store.exists(ref):
+                return store.read(ref)
+        return self.stores[0].read(ref)  # raises the store's own "missing" error
+
+
+class TrajectoryStore:
+    """A corpus' trajectories, loaded and cleaned on first use and kept (one load per trajectory)."""
+
+    def __init__(self, corpus: str | Path):
+        self.corpus = Path(corpus)
+        self._cache: dict[str, Trajectory] = {}
+        self._anonymous: dict[str, Trajectory] = {}
+
+    def anonymous(self, trajectory_id: str) -> Trajectory:
+        """`anonymise(get(id))`, made once: the same object every time, so memories can cache by it."""
+        if trajectory_id not in self._anonymous:
+            self._anonymous[trajectory_id] = anonymise(self.get(trajectory_id))
+        return self._anonymous[trajectory_id]
+
+    def get(self, trajectory_id: str) -> Trajectory:
+        if trajectory_id not in self._cache:
+            found = load_trajectories(self.corpus / "signal" / trajectory_id, progress=False)
+            self._cache[trajectory_id] = clean(found).trajectories[0]
+        return self._cache[trajectory_id]
+
+    def preload(self, trajectory_ids: list[str] | None = None) -> None:
+        """Load many at once (faster than one by one); all of the corpus when no ids are given."""
+        wanted = None if trajectory_ids is None else sorted(set(trajectory_ids) - set(self._cache))
+        if wanted == []:
+            return
+        tasks = None if wanted is None else sorted({t.rsplit("_", 1)[1] for t in wanted})
+        profiles = None if wanted is None else sorted({t.rsplit("_", 1)[0] for t in wanted})
+        for traj in clean(load_trajectories(self.corpus, profiles=profiles, tasks=tasks, progress=False)).trajectories:
+            self._cache.setdefault(traj.id, traj)
+
+
+def anonymise(traj: Trajectory, label: str | None = None) -> Trajectory:
+    """The trajectory under a neutral id (its task id), without profile ids or summary.json."""
+    events = tuple(replace(e, profile_id=None) for e in traj.events)
+    return replace(traj, id=label or traj.task_id or "session", profile_id=None, summary={}, events=events)
+
+
+def interleave(first: Trajectory, second: Trajectory) -> Trajectory:
+    """One stream of both sessions' events, ordered by time since each session's start (ties: first's)."""
+    def relative(traj: Trajectory) -> list[tuple[float, int, Any]]:
+        start = min((e.timestamp for e in traj.events), default=0.0)
+        return [(e.timestamp - start, i, e) for i, e in enumerate(traj.events)]
+
+    base = min((e.timestamp for e in first.events), default=0.0)
+    merged = sorted([(t, 0, i, e) for t, i, e in relative(first)] + [(t, 1, i, e) for t, i, e in relative(second)],
+                    key=lambda x: (x[0], x[1], x[2]))
+    events = tuple(replace(e, timestamp=base + t, profile_id=None) for t, _, _, e in merged)
+    return Trajectory(first.task_id or "session", events, None, first.task_id, {},
+                      MergedMedia([first.media, second.media]))
+
+
+def materialise(item: Item, store: TrajectoryStore) -> list[Trajectory]:
+    """The trajectories a memory ingests for this item, anonymised (see the module docstring)."""
+    pair = item.metadata.get("interleave")
+    if pair:
+        return [interleave(store.get(pair[0]), store.get(pair[1]))]
+    return [store.anonymous(tid) for tid in item.input_trajectories]

@@ -1,0 +1,184 @@
+"""How the harness runs its groups: a thread pool (or serially), or spawned processes.
+
+Threads (`run_groups`): up to 2*workers groups are open at a time; their ingests and items run in
+the pool and the calling thread gets every result (so one thread writes rows). workers=1 runs
+everything in the calling thread, in order (for debugging).
+
+Processes (`run_in_processes`), for CPU-bound runs (the offline backend), where the GIL keeps a
+thread pool near one core: the groups (method x input set) are batched by the persona their items
+ask about, so each persona's trajectories are loaded, and its engrams and embeddings cached, in one
+process only.
+Workers are spawned (polars and fork do not mix): each imports the package, builds its own backend
+from the backend's name and constructor params, and loads trajectories as it needs them. Every
+answered item's row comes back through a queue at once and the parent alone writes it; each batch
+returns its backend usage, which the parent adds to its own meter for the manifest.
+
+A script that runs evaluate(..., executor="process") must guard its top level with
+`if __name__ == "__main__":`, as for any spawned multiprocessing.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import queue as queues
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from ..llm import get_backend
+from ..memory.base import MEMORIES
+from .inputs import TrajectoryStore
+
+DRAIN_SECONDS = 30.0  # after every batch returned, how long rows still in the queue may take to arrive
+_WORKER: dict[str, Any] = {}
+
+
+# -- threads (or serial) ------------------------------------------------------------------------------------------
+
+
+class SerialExecutor:
+    """The pool's interface, running each call at once in the calling thread (workers=1: debuggable, ordered)."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 (re-raised by result(), as the pool does)
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def run_groups(groups: list, *, inputs: Any, backend: Any, tally: Any, workers: int,
+               emit: Callable[[Any, Any, dict[str, Any]], None]) -> None:
+    """Ingest up to 2*workers groups at a time, answer their items in the pool, hand each result to `emit`
+    (called in this thread only). A group's memory is dropped when its last item is answered."""
+    from .harness import answer_item, ingest_group
+
+    pool: Any = ThreadPoolExecutor(max_workers=workers) if workers > 1 else SerialExecutor()
+    max_open = 2 * workers if workers > 1 else 1
+    queue, pending, open_groups = iter(groups), {}, [0]
+
+    def open_more() -> None:
+        while open_groups[0] < max_open and (group := next(queue, None)) is not None:
+            pending[pool.submit(ingest_group, group, inputs, backend)] = ("ingest", group, None)
+            open_groups[0] += 1
+
+    def finish(group: Any, item: Any, fields: dict[str, Any]) -> None:
+        emit(group, item, fields)
+        group.remaining -= 1
+        if group.remaining == 0:
+            group.memory, open_groups[0] = None, open_groups[0] - 1
+
+    try:
+        open_more()
+        while pending:
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for future in [f for f in pending if f in done]:  # in submission order
+                kind, group, item = pending.pop(future)
+                result = future.result()  # re-raises KeyboardInterrupt & co from a worker
+                if kind == "answer":
+                    finish(group, item, result)
+                    continue
+                group.remaining = len(group.items)
+                for each in group.items:
+                    if group.error:
+                        finish(group, each, {"error": group.error[0], "error_message": group.error[1]})
+                    else:
+                        pending[pool.submit(answer_item, group, each, backend, tally)] = ("answer", group, each)
+            open_more()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- processes ----------------------------------------------------------------------------------------------------
+
+
+def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, Any], memories: dict[str, str],
+           run: dict[str, Any]) -> None:
+    MEMORIES.update(memories)  # methods registered at run time in the parent (plugins, tests)
+    rows.cancel_join_thread()  # a stopped run must not wait on rows nobody reads (they are recomputed on resume)
+    _WORKER.update(rows=rows, store=TrajectoryStore(corpus), backend=get_backend(backend_name, **backend_params),
+                   run=run)
+
+
+def _run_batch(groups: list) -> dict[str, dict[str, int]]:
+    """Ingest and answer a batch of groups in this worker; rows go to the queue; returns the usage spent."""
+    from .harness import SharedInputs, answer_item, ingest_group, make_row, preload, tallied
+
+    backend, rows, run = _WORKER["backend"], _WORKER["rows"], _WORKER["run"]
+    before = json.loads(json.dumps(backend.usage.counts))
+    preload(_WORKER["store"], groups)
+    inputs = SharedInputs(_WORKER["store"], groups)
+    with tallied(backend) as tally:
+        for group in groups:
+            ingest_group(group, inputs, backend)
+            for item in group.items:
+                fields = ({"error": group.error[0], "error_message": group.error[1]} if group.error
+                          else answer_item(group, item, backend, tally))
+                rows.put(make_row(group, item, fields, run))
+            group.memory = None
+    return {phase: {k: v - before.get(phase, {}).get(k, 0) for k, v in counts.items()}
+            for phase, counts in backend.usage.counts.items()}
+
+
+def batches(groups: list, workers: int) -> list[list]:
+    """Groups batched by the persona of their first item (in order); fewer personas than 2*workers: even chunks."""
+    by_persona: dict[str, list] = {}
+    for group in groups:
+        by_persona.setdefault(group.items[0].profile_id or "", []).append(group)
+    if len(by_persona) >= 2 * workers:
+        return list(by_persona.values())
+    size = max(1, -(-len(groups) // (4 * workers)))
+    return [groups[i:i + size] for i in range(0, len(groups), size)]
+
+
+def _raise_failed(futures: list) -> None:
+    for future in futures:
+        if future.done() and not future.cancelled() and future.exception() is not None:
+            future.result()  # re-raises the worker's exception here
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers now (a stopped run): their unfinished rows were never written and are redone on resume."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
+def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, backend_params: dict[str, Any],
+                     run: dict[str, Any], workers: int, emit_row: Callable[[dict[str, Any]], None],
+                     add_usage: Callable[[dict[str, dict[str, int]]], None]) -> None:
+    """Run the groups in `workers` spawned processes; `emit_row` gets each row in this process, as it comes."""
+    context = mp.get_context("spawn")
+    rows = context.Queue()
+    expected, received, checked = sum(len(g.items) for g in groups), 0, time.monotonic()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start,
+                               initargs=(rows, str(corpus), backend_name, dict(backend_params), dict(MEMORIES), run))
+    try:
+        futures = [pool.submit(_run_batch, batch) for batch in batches(groups, workers)]
+        while received < expected:
+            finished = all(f.done() for f in futures)
+            try:
+                row = rows.get(timeout=DRAIN_SECONDS if finished else 0.5)
+            except queues.Empty:
+                row = None
+            if row is not None:
+                emit_row(row)
+                received += 1
+            if row is None or time.monotonic() - checked > 1.0:  # a failed batch stops the run promptly
+                checked = time.monotonic()
+                _raise_failed(futures)
+                if row is None and finished:
+                    raise RuntimeError(f"process workers finished but {expected - received} rows never arrived")
+        for future in futures:
+            add_usage(future.result())
+    except BaseException:
+        _terminate(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,63 @@
+"""The shared reader: every memory method's context is answered by the same reader, so memory design
+is the only variable (paper §4.3).
+
+Multiple choice: the backend's `answer_mcq` task gets the question, the options and the context
+text, nothing else (offline: the lexical reader scores each option against the context; with an
+API backend: the model answers). Free-form Profile Reconstruction: `answer_open` writes the
+assessment from the context, then the `judge_likert` task scores it 1-5 against the reference
+attribute value (offline: coverage/contradiction rubric), rescaled to 0-100 as in paper Table 3.
+A reply that does not parse is an error of category "parse" and scores 0, never a silent guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..llm.tasks import LETTERS, ParseError
+from ..memory.base import Context
+from .schema import Item
+
+OPEN_ANSWER_WORDS = 60
+PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent detail",
+                  4: "the same value, vaguely or with a minor inaccuracy",
+                  3: "a neighbouring value, or hedges between two",
+                  2: "mostly a different value", 1: "the opposite value, or nothing about the attribute"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    question_id: str
+    answer: str  # the chosen letter, or the free-form text
+    score: float  # 1/0 for multiple choice; the rescaled Likert score (0-100) for free-form
+    confidence: float = 0.0
+    likert: int | None = None
+    rationale: str = ""
+    error: str | None = None  # None | "parse"
+
+    @property
+    def correct(self) -> bool:
+        return self.score >= 1.0 if self.likert is None else self.likert >= 4
+
+
+def likert_to_100(score: int) -> float:
+    """1..5 -> 0..100 (paper Table 3's rescaling of the judge's Likert scores)."""
+    return (score - 1) * 25.0
+
+
+def answer(item: Item, context: Context, *, backend: Any) -> Answer:
+    """The reader's answer to one item from the context text alone, scored against the item's truth."""
+    try:
+        if item.is_mcq:
+            with backend.phase("query"):
+                mcq = backend.answer_mcq(item.question, list(item.choices), context.text)
+            letter = LETTERS[mcq.index]
+            return Answer(item.question_id, letter, float(letter == item.correct), mcq.confidence)
+        with backend.phase("query"):
+            text = backend.answer_open(item.question, context.text, max_words=OPEN_ANSWER_WORDS)
+        with backend.phase("judge"):
+            judged = backend.judge_likert(item.correct, text, PROFILE_RUBRIC)
+        return Answer(item.question_id, text, likert_to_100(judged.score), likert=judged.score,
+                      rationale=judged.rationale)
+    except ParseError as exc:
+        return Answer(item.question_id, "", 0.0, error="parse", rationale=str(exc)[:300])

@@ -1,0 +1,350 @@
+"""The bench harness (ingest once per input set, streamed rows, resume, error rows, manifest), Table 3 scoring,
+the `filegram eval` / `filegram results` commands and the Table 3 artifact, on tiny inputs.
+
+Fake memories are registered by monkeypatching the registry; they record every ingest and query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from filegram_kit.bench.harness import RESULT_SCHEMA, evaluate, input_set, select
+from filegram_kit.bench.manifest import items_hash
+from filegram_kit.bench.schema import Item
+from filegram_kit.bench.score import COLUMNS, PAPER_TABLE3, format_table3, side_by_side, table3
+from filegram_kit.cli import main
+from filegram_kit.llm import get_backend
+from filegram_kit.llm.cache import ResponseCache
+from filegram_kit.memory.base import MEMORIES, Context, MemorySystem
+
+A, B = "p1_methodical_T-05", "p3_efficient_executor_T-12"  # the two trajectories of conftest's `corpus`
+
+
+class RecordingMemory(MemorySystem):
+    """Remembers the session labels it ingested; answers every query with them. Class-level logs."""
+
+    name = "recording"
+    ingests: list[tuple[str, tuple[str, ...]]] = []
+    queries: list[str] = []
+    fail_ingest_with: str | None = None  # ingest raises when a session is labelled with this
+    fail_retrieve_on: str | None = None  # retrieve raises RuntimeError for this question
+    interrupt_after: int | None = None  # the retrieve after this many raises KeyboardInterrupt
+
+    def ingest(self, trajs, *, backend):
+        labels = tuple(t.id for t in trajs)
+        type(self).ingests.append((self.name, labels))
+        if (self._params.get("fail_on") or self.fail_ingest_with) in labels:
+            raise ValueError("cannot digest these sessions")
+        self.events_ = sum(len(t.events) for t in trajs)
+        self.ingested_ = True
+        return self
+
+    def retrieve(self, query, *, backend):
+        cls = RecordingMemory
+        if cls.interrupt_after is not None and len(cls.queries) >= cls.interrupt_after:
+            raise KeyboardInterrupt
+        cls.queries.append(query)
+        if query == cls.fail_retrieve_on:
+            raise RuntimeError("index is gone")
+        return Context(f"the user works with alpha files and {self.events_} events")
+
+    def memory_text(self):
+        return "x" * (4 * self.events_)
+
+
+class OtherMemory(RecordingMemory):
+    name = "other"
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    monkeypatch.setitem(MEMORIES, "recording", f"{__name__}:RecordingMemory")
+    monkeypatch.setitem(MEMORIES, "other", f"{__name__}:OtherMemory")
+    for attr, value in (("ingests", []), ("queries", []), ("fail_ingest_with", None), ("fail_retrieve_on", None),
+                        ("interrupt_after", None)):
+        monkeypatch.setattr(RecordingMemory, attr, value)
+    return RecordingMemory
+
+
+def item(qid, sub_track, inputs, *, channel="procedural", interleave=None, free=False):
+    choices = () if free else ("alpha files", "beta folders", "gamma charts")
+    metadata = {"interleave": list(interleave)} if interleave else {}
+    return Item(qid, "T1_understanding", sub_track, "x", channel, "p1_methodical", tuple(inputs),
+                f"Question {qid}: what does this user work with?", choices,
+                "names alpha files" if free else "A", metadata)
+
+
+@pytest.fixture
+def items():
+    return [item("q1", "attribute_recognition", [A]),
+            item("q2", "profile_reconstruction", [A], free=True),
+            item("q3", "behavioral_fingerprint", [B], channel="semantic"),
+            item("q4", "trace_disentanglement", [A, B], interleave=(A, B), channel="episodic"),
+            item("q5", "anomaly_detection", [B, A]),
+            item("q6", "attribute_recognition", [A]),
+            item("q7", "behavioral_fingerprint", [B], channel="semantic")]
+
+
+def lines(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def keys(rows) -> list[tuple]:
+    return [(r["method"], r["params_hash"], r["backend"], r["model"], r["question_id"], r["seed"]) for r in rows]
+
+
+# -- grouping ------------------------------------------------------------------------------------------------
+
+
+def test_input_sets_and_limit(items):
+    assert input_set(items[4]) == input_set(item("z", "anomaly_detection", [A, B]))  # a set: order-free
+    assert input_set(items[3]) == ("interleave", A, B)  # the interleaved pair is its own input
+    assert input_set(items[3]) != input_set(items[4])
+    assert [i.question_id for i in select(items, 1)] == ["q1", "q2", "q3", "q4", "q5"]
+    assert select(items, None) == items
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_input_set_is_ingested_once_per_method(fakes, corpus, items, tmp_path, workers):
+    frame = evaluate(items, corpus, ["recording", "other"], out=tmp_path / "run", workers=workers, progress=False)
+    # 4 input sets: {A} (q1, q2, q6), {B} (q3, q7), the interleaved pair (q4), {A, B} (q5)
+    # sessions are labelled by task id; the interleaved pair arrives as one session, labelled by its first
+    assert sorted(fakes.ingests) == sorted([(m, labels) for m in ("recording", "other")
+                                            for labels in (("T-05",), ("T-12",), ("T-05",), ("T-12", "T-05"))])
+    assert sorted(fakes.queries) == sorted(i.question for i in items for _ in range(2))
+    assert frame.height == 14 and frame["error"].null_count() == 14
+    assert frame["question_id"].to_list() == [i.question_id for i in items] * 2  # method, then item order
+    a_rows = frame.filter(pl.col("method") == "recording", pl.col("question_id").is_in(["q1", "q2", "q6"]))
+    assert a_rows["input_key"].n_unique() == 1 and a_rows["memory_tokens"].n_unique() == 1
+    assert frame.filter(pl.col("method") == "recording")["input_key"].n_unique() == 4
+    assert frame["memory_tokens"].min() > 0 and frame["context_tokens"].min() > 0
+    assert frame.filter(pl.col("question_id") == "q2")["likert"].is_not_null().all()  # free-form went to the judge
+
+
+# -- streaming and resume -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_interrupted_run_resumes_to_one_row_per_key(fakes, corpus, items, tmp_path, workers):
+    out = tmp_path / "run"
+    fakes.interrupt_after = 4
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(items, corpus, ["recording", "other"], out=out, workers=workers, progress=False)
+    first = (out / "results.jsonl").read_text(encoding="utf-8")
+    done = lines(out)
+    assert 0 < len(done) <= 4 and (len(done) == 4 or workers > 1)  # serial: exactly the rows before the stop
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    fakes.interrupt_after, fakes.queries = None, []
+    frame = evaluate(items, corpus, ["recording", "other"], out=out, workers=workers, progress=False)
+    rows = lines(out)
+    assert (out / "results.jsonl").read_text(encoding="utf-8").startswith(first)  # earlier rows untouched
+    assert len(rows) == 14 and len(set(keys(rows))) == 14 and frame.height == 14
+    assert len(fakes.queries) == 14 - len(done)  # answered items were not asked again
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"] | {"errors": None} == {"rows": 14, "written": 14 - len(done), "resumed": len(done),
+                                                     "retried": 0, "errors": None}
+    assert [r["status"] for r in manifest["runs"]] == ["interrupted", "complete"]
+
+
+def test_a_torn_last_line_is_cut_and_recomputed(fakes, corpus, items, tmp_path):
+    out = tmp_path / "run"
+    evaluate(items[:3], corpus, ["recording"], out=out, workers=1, progress=False)
+    path = out / "results.jsonl"
+    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(text[:2]) + text[2][:25], encoding="utf-8")  # a crash in the middle of row 3
+    with pytest.warns(UserWarning, match="incomplete last line"):
+        evaluate(items[:3], corpus, ["recording"], out=out, workers=1, progress=False)
+    rows = lines(out)
+    assert [r["question_id"] for r in rows] == ["q1", "q2", "q3"] and len(set(keys(rows))) == 3
+
+
+def test_other_items_in_the_same_folder_are_refused(fakes, corpus, items, tmp_path):
+    evaluate(items, corpus, ["recording"], out=tmp_path / "run", workers=1, progress=False)
+    with pytest.raises(ValueError, match="other items"):
+        evaluate(items[:2], corpus, ["recording"], out=tmp_path / "run", workers=1, progress=False)
+
+
+# -- errors ---------------------------------------------------------------------------------------------------
+
+
+def test_failures_become_error_rows_and_the_run_goes_on(fakes, corpus, items, tmp_path):
+    out = tmp_path / "run"
+    fakes.fail_ingest_with, fakes.fail_retrieve_on = "T-12", items[0].question
+    broken = item("q8", "behavioral_fingerprint", ["p9_nobody_T-99"])
+    frame = evaluate([*items, broken], corpus, ["recording"], out=out, workers=2, progress=False)
+    errors = dict(frame.select("question_id", "error").iter_rows())
+    # {B} (q3, q7) and {B, A} (q5) hold a session T-12: ingest fails once per input set, each item gets a row
+    assert errors == {"q1": "retrieve", "q2": None, "q3": "ingest", "q4": None, "q5": "ingest", "q6": None,
+                      "q7": "ingest", "q8": "inputs"}
+    assert [labels for _, labels in fakes.ingests].count(("T-12",)) == 1
+    messages = dict(frame.select("question_id", "error_message").iter_rows())
+    assert messages["q3"] == messages["q7"] == "ValueError: cannot digest these sessions"
+    assert messages["q1"] == "RuntimeError: index is gone" and "p9_nobody_T-99" in messages["q8"]
+    assert frame.filter(pl.col("error") == "ingest")["score"].null_count() == 3
+    assert json.loads((out / "manifest.json").read_text())["counts"]["errors"] == {"retrieve": 1, "ingest": 3,
+                                                                                   "inputs": 1}
+    # a rerun keeps error rows; retry_errors recomputes them once the cause is gone
+    fakes.fail_ingest_with = fakes.fail_retrieve_on = None
+    assert evaluate([*items, broken], corpus, ["recording"], out=out, workers=1,
+                    progress=False)["error"].to_list() == list(errors.values())
+    again = evaluate([*items, broken], corpus, ["recording"], out=out, workers=1, progress=False, retry_errors=True)
+    assert dict(again.select("question_id", "error").iter_rows()) == {**dict.fromkeys(errors), "q8": "inputs"}
+    assert len(lines(out)) == 8
+
+
+def test_process_workers_give_the_rows_threads_give(fakes, corpus, items, tmp_path):
+    methods = {"recording": {"fail_on": "T-12"}, "other": {}}  # params reach the spawned workers; class state would not
+    threads = evaluate(items, corpus, methods, out=tmp_path / "t", workers=2, progress=False)
+    evaluate(items, corpus, methods, out=tmp_path / "p", workers=1, progress=False, limit=1)  # q1-q5 done already
+    procs = evaluate(items, corpus, methods, out=tmp_path / "p", workers=2, progress=False, executor="process")
+    timing = ["latency_s", "ingest_s"]
+    assert procs.drop(timing).equals(threads.drop(timing))
+    assert procs["error"].to_list().count("ingest") == 3 and len(set(keys(lines(tmp_path / "p")))) == 14
+    manifest = json.loads((tmp_path / "p" / "manifest.json").read_text())
+    # q6 and q7 per method; recording cannot ingest q7's {B}, so 3 reader calls, summed from the workers
+    assert manifest["counts"]["written"] == 4 and manifest["usage"]["query"]["calls"] == 3
+    with pytest.raises(ValueError, match="by name"):
+        evaluate(items, corpus, methods, backend=get_backend("offline"), out=tmp_path / "x", executor="process")
+
+
+# -- manifest and per-row accounting ---------------------------------------------------------------------------
+
+
+def test_manifest_records_the_run(fakes, corpus, items, tmp_path):
+    out = tmp_path / "run"
+    frame = evaluate(items, corpus, {"recording": {}, "other": {"k": 3}}, out=out, seed=7, workers=2,
+                     progress=False)
+    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert m["status"] == "complete" and m["started_at"] <= m["finished_at"]
+    assert m["code"]["git_sha"] is None or len(m["code"]["git_sha"]) == 40
+    assert {"filegram_kit", "polars", "numpy", "scikit-learn"} <= set(m["versions"]) and m["python"].count(".") == 2
+    assert m["seed"] == 7 and frame["seed"].unique().to_list() == [7]
+    assert m["corpus"]["path"] == str(corpus) and m["corpus"]["engine"] is None  # hand-made: no corpus.json
+    assert m["items"]["sha256"] == items_hash(items) and m["items"]["count"] == 7
+    for spec in m["methods"]:
+        canonical = json.dumps(spec["resolved"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert spec["params_hash"] == hashlib.sha256(canonical.encode()).hexdigest()[:12]
+        assert frame.filter(pl.col("method") == spec["name"])["params_hash"].unique().to_list() == [spec["params_hash"]]
+    assert m["methods"][1]["resolved"] == {"method": "other", "k": 3}
+    assert m["backend"]["name"] == "offline" and m["backend"]["params"]["seed"] == 7  # the run's seed reaches it
+    # reader calls: every item asks the query phase once, the free-form item (q2) also the judge, per method
+    assert m["usage"]["query"]["calls"] == 14 and m["usage"]["judge"]["calls"] == 2
+    assert m["cache"] is None and frame["cache_hit"].null_count() == 14  # offline: no cache, so unknowable
+
+
+def test_cache_hits_are_recorded_per_row(fakes, corpus, items, tmp_path):
+    cache = ResponseCache(tmp_path / "cache")
+    first = evaluate(items, corpus, ["recording"], backend=get_backend("offline", cache=cache), out=tmp_path / "a",
+                     workers=1, progress=False)
+    assert first["cache_hit"].to_list() == [False] * 7
+    second = evaluate(items, corpus, ["recording"], backend=get_backend("offline", cache=cache), out=tmp_path / "b",
+                      workers=2, progress=False)
+    assert second["cache_hit"].to_list() == [True] * 7
+    assert second["answer"].to_list() == first["answer"].to_list()
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["cache"]["hits"] == 8  # 7 items + 1 judge
+
+
+# -- Table 3 ----------------------------------------------------------------------------------------------------
+
+
+def row(method, sub_track, channel, score, *, mcq=True, key="s", memory=None, context=100, error=None, phash="h"):
+    base = dict.fromkeys(RESULT_SCHEMA)
+    base.update(method=method, params_hash=phash, backend="offline", model="offline-v1", question_id="?", seed=0,
+                sub_track=sub_track, channel=channel, score=score, mcq=mcq, input_key=key, memory_tokens=memory,
+                context_tokens=context, error=error)
+    return base
+
+
+def test_table3_math():
+    rows = [row("filegramos", "attribute_recognition", "procedural", s, key="p1", memory=1000, context=c, error=e)
+            for s, c, e in ((1.0, 100, None), (1.0, 300, None), (0.0, 200, "parse"), (None, None, "retrieve"))]
+    rows += [row("filegramos", "behavioral_fingerprint", "semantic", s, key=k, memory=50)
+             for s, k in ((1.0, "t1"), (0.0, "t2"))]
+    rows += [row("filegramos", "profile_reconstruction", "semantic", s, mcq=False, key="p2", memory=3000)
+             for s in (100.0, 75.0)]  # Likert 5 and 4, already rescaled
+    rows += [row("filegramos", "trace_disentanglement", "episodic", s, key="x", memory=10) for s in (1.0, 1.0, 0.0)]
+    rows += [row("no_context", "behavioral_fingerprint", "semantic", 0.0, key=k, memory=m, context=0)
+             for k, m in (("t1", 0), ("t2", 10))]
+    t = {r["method"]: r for r in table3(pl.DataFrame(rows, schema=RESULT_SCHEMA)).iter_rows(named=True)}
+    fg = t["filegramos"]
+    assert fg["AttrRec"] == 50.0  # 2 of 4: the parse error and the exception row count as wrong
+    assert (fg["BehavFP"], fg["ProfRec"], fg["TraceDis"]) == (50.0, 87.5, 66.7)
+    assert fg["BehavInf"] is None and fg["AnomDet"] is None and fg["ShiftAna"] is None
+    assert fg["Proc"] == 50.0 and fg["Sem"] == 50.0 and fg["Epi"] == 66.7  # Sem ignores the free-form ProfRec rows
+    assert fg["Avg"] == round((50 + 50 + 87.5 + 200 / 3) / 4, 1)  # mean of the sub-tasks that have items
+    assert fg["Tok In"] == 2000.0  # per persona: the AttrRec and ProfRec input sets (1000, 3000), not 50 or 10
+    assert fg["Tok Out"] == round((100 + 300 + 200 + 100 * 7) / 10, 1)
+    assert (fg["n"], fg["errors"], fg["label"], fg["backend"]) == (11, 2, "FileGramOS", "offline/offline-v1")
+    assert t["no_context"]["Tok In"] == 5.0 and t["no_context"]["Avg"] == 0.0  # no persona sets: all sets' mean
+    assert list(t["filegramos"]) == COLUMNS
+
+
+def test_table3_separates_parameter_sets_and_matches_the_paper_layout():
+    rows = [row("filegramos", "attribute_recognition", "procedural", 1.0, phash=h) for h in ("aaaaaaaaaaaa", "bbbb")]
+    table = table3(pl.DataFrame(rows, schema=RESULT_SCHEMA))
+    assert sorted(table["label"]) == ["FileGramOS [aaaaaa]", "FileGramOS [bbbb]"]
+    assert PAPER_TABLE3.columns == COLUMNS and not {"FileGrd", "VisGrd"} & set(PAPER_TABLE3.columns)
+    fg = PAPER_TABLE3.filter(pl.col("method") == "filegramos").row(0, named=True)
+    assert (fg["Tok In"], fg["Tok Out"], fg["TraceDis"], fg["Avg"]) == (109_700, 4_300, 80.9, 59.6)
+    assert PAPER_TABLE3.height == 13 and PAPER_TABLE3.filter(pl.col("method") == "no_context")["ProfRec"].item() is None
+    text = format_table3(side_by_side(table))
+    assert "| paper (Gemini 2.5-Flash) | FileGramOS | gemini/gemini-2.5-flash | 109.7K | 4.3K | 50.6 |" in text
+    assert "| paper (Gemini 2.5-Flash) | No Context | gemini/gemini-2.5-flash | – | – | 36.2 |" in text
+
+
+# -- CLI and the artifact on a tiny engine corpus ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    from filegram_kit.engine import build_corpus
+
+    out = tmp_path_factory.mktemp("tiny") / "corpus"
+    build_corpus(out, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
+    return out
+
+
+def test_cli_eval_and_results(tiny, tmp_path, capsys):
+    items, out = tmp_path / "items.parquet", tmp_path / "run"
+    assert main(["bench", "build", "--corpus", str(tiny), "--out", str(items)]) == 0
+    capsys.readouterr()
+    argv = ["eval", "--items", str(items), "--corpus", str(tiny), "--methods", "filegramos", "--out", str(out),
+            "--limit", "2", "--workers", "1"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "| FileGramOS | offline/offline-v1 |" in printed
+    rows = lines(out)
+    per_sub_track = {}
+    for r in rows:
+        per_sub_track[r["sub_track"]] = per_sub_track.get(r["sub_track"], 0) + 1
+    assert per_sub_track == {"attribute_recognition": 2, "behavioral_fingerprint": 2, "profile_reconstruction": 2}
+    assert json.loads((out / "manifest.json").read_text())["corpus"]["engine"] is not None
+    before = (out / "results.jsonl").read_bytes()
+    assert main(argv) == 0 and (out / "results.jsonl").read_bytes() == before  # a rerun only resumes
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "| ours | FileGramOS | offline/offline-v1 |" in shown and "| paper (printed) | FileGramOS |" in shown
+    assert main(["results", str(tmp_path / "nowhere")]) == 2
+    assert "no results" in capsys.readouterr().err
+
+
+def test_table03_artifact_on_a_tiny_corpus(tiny, tmp_path):
+    from filegram_kit.report import ARTIFACTS
+    from filegram_kit.report.bench_tables import OURS, PAPER, TABLE3_METHODS, table03_main_results
+
+    art = ARTIFACTS["table03_main_results"]
+    assert art.corpus and art.paper == "Table 3" and art.notebook == "05_benchmark"
+    table = table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    ours = table.filter(pl.col("source") == OURS)
+    assert set(ours["method"]) <= set(TABLE3_METHODS) and "filegramos" in set(ours["method"])
+    assert table.filter(pl.col("source") == PAPER).height == 13
+    assert (ours["n"] == 3).all()  # one item of each of the tiny corpus' three sub-tasks
+    before = (tmp_path / "t3" / "results.jsonl").read_bytes()
+    assert table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False).equals(table)
+    assert (tmp_path / "t3" / "results.jsonl").read_bytes() == before

@@ -1,0 +1,83 @@
+"""The shared reader on hand-made contexts, and the anonymised inputs memories get for an item."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from filegram_kit.bench import Item
+from filegram_kit.bench.inputs import TrajectoryStore, anonymise, interleave, materialise
+from filegram_kit.bench.reader import answer, likert_to_100
+from filegram_kit.llm import get_backend
+from filegram_kit.memory import Context
+from filegram_kit.traces import save_trajectories
+from tests.builders import make, read, write
+
+BACKEND = get_backend("offline")
+
+
+def mcq(correct="B", choices=None, **kw) -> Item:
+    choices = choices or ("keeps every file flat in the workspace root (flat)",
+                          "sorts outputs into deeply nested folders three levels deep (deeply nested)",
+                          "creates a few folders one or two levels deep (adaptive)")
+    return Item("q1", "T1_understanding", "attribute_recognition", "dimension_tier", "procedural", "p1", ("t",),
+                "How does the user organise files into folders?", choices, correct, kw)
+
+
+def test_the_reader_picks_the_option_the_context_supports():
+    context = Context("## Procedural Patterns\n- C Organization Preference: Deeply nested (3+ levels) (L) [0.98]\n"
+                      "- dirs_created (C): 4.2 / 4 / 1.1 / 2 / 7")
+    got = answer(mcq(), context, backend=BACKEND)
+    assert got.answer == "B" and got.score == 1.0 and got.correct and got.error is None
+    wrong = answer(mcq(correct="C"), context, backend=BACKEND)
+    assert wrong.answer == "B" and wrong.score == 0.0
+
+
+def test_an_empty_context_gives_the_first_option_so_balanced_items_score_chance():
+    scores = [answer(mcq(correct=letter), Context(""), backend=BACKEND).score for letter in "ABC"]
+    assert scores == [1.0, 0.0, 0.0]  # over balanced answer positions: exactly 1/3
+
+
+def test_free_form_items_are_judged_on_a_1_to_5_scale_rescaled_to_100():
+    item = Item("q2", "T1_understanding", "profile_reconstruction", "attribute", "procedural", "p1", ("t",),
+                "Describe this user's directory style (how they arrange folders).", (),
+                "directory style: Nested, 3+ levels")
+    good = answer(item, Context("The user arranges folders nested three or more levels deep (3+ levels)."),
+                  backend=BACKEND)
+    bad = answer(item, Context("The user writes long reports in formal English."), backend=BACKEND)
+    assert good.likert is not None and bad.likert is not None and good.likert > bad.likert
+    assert good.score == likert_to_100(good.likert) and likert_to_100(1) == 0 and likert_to_100(5) == 100
+
+
+def test_a_reply_that_does_not_parse_is_an_error_not_a_guess():
+    from filegram_kit.llm.prompting import Completion, PromptBackend
+
+    class Rambling(PromptBackend):
+        name = "rambling"
+
+        def _complete(self, prompt, *, json_mode):
+            return Completion("I would rather not say.")
+
+    got = answer(mcq(), Context("anything"), backend=Rambling())
+    assert got.error == "parse" and got.score == 0.0 and got.answer == ""
+
+
+def test_inputs_are_anonymous_and_interleaving_merges_both_sessions(tmp_path):
+    a = make(tmp_path / "m", "p1_methodical_T-05", [read("a.md"), write("out/a.md", "alpha text"), read("b.md")])
+    b = make(tmp_path / "m", "p3_efficient_executor_T-05", [read("c.md"), write("out/c.md", "gamma text")])
+    save_trajectories([a, b], tmp_path / "corpus", progress=False)
+    store = TrajectoryStore(tmp_path / "corpus")
+    one = anonymise(store.get("p1_methodical_T-05"))
+    assert one.id == "T-05" and one.profile_id is None and one.summary == {}
+    assert all(e.profile_id is None for e in one.events)
+    item = replace(mcq(), input_trajectories=("p1_methodical_T-05", "p3_efficient_executor_T-05"),
+                   metadata={"interleave": ["p1_methodical_T-05", "p3_efficient_executor_T-05"]})
+    [merged] = materialise(item, store)
+    assert merged.id == "T-05" and merged.profile_id is None and len(merged.events) == 5
+    times = [e.timestamp for e in merged.events]
+    assert times == sorted(times)
+    texts = {merged.content(e["media_ref"]) for e in merged.events if e.event_type == "file_write"}
+    assert texts == {"alpha text", "gamma text"}  # content read from both sessions' media
+    assert interleave(store.get("p1_methodical_T-05"), store.get("p3_efficient_executor_T-05")).events == \
+        merged.events
+    plain = materialise(replace(item, metadata={}), store)
+    assert [t.id for t in plain] == ["T-05", "T-05"]
