@@ -11,22 +11,13 @@ from pathlib import Path
 import polars as pl
 
 from . import __version__
+from .cli_bench import add_bench, add_eval
+from .cli_output import emit as _emit
 from .engine.corpus import CorpusError
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
 from .traces import TraceError, clean, load_trajectories, save_trajectories
-
-
-def _emit(frame: pl.DataFrame, fmt: str) -> None:
-    from .report import to_markdown
-
-    if fmt == "csv":
-        sys.stdout.write(frame.write_csv())
-    elif fmt == "json":
-        sys.stdout.write(frame.write_json() + "\n")
-    else:
-        sys.stdout.write(to_markdown(frame))
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
@@ -202,136 +193,6 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench_build(args: argparse.Namespace) -> int:
-    from .bench.generate import build_items
-    from .bench.items import paper_comparison, write_items
-
-    if not args.corpus.is_dir():
-        raise FileNotFoundError(f"{args.corpus}: no such corpus folder (build one with `filegram corpus --out DIR`)")
-    items = build_items(args.corpus, seed=args.seed)
-    path = write_items(items, args.out)
-    table = paper_comparison(items)
-    _emit(table.select("track", "abbr", "sub_track", "ours", "paper_count", "note"), "table")
-    print(f"wrote {len(items)} items to {path} (paper: {table['paper_count'].sum():,} over 4 tracks)")
-    return 0
-
-
-def _show_item(item) -> str:
-    from .llm.tasks import options_text
-
-    inputs = ", ".join(item.input_trajectories[:3]) + (f", ... ({len(item.input_trajectories)} in all)"
-                                                       if len(item.input_trajectories) > 3 else "")
-    where = " / ".join(x for x in (item.track, item.sub_track, item.sub_class) if x)
-    head = [f"[{item.question_id}] {where}",
-            f"channel {item.channel or '-'} | profile {item.profile_id or '-'} | inputs: {inputs or '-'}", "",
-            item.question.strip(), ""]
-    answer = ([options_text(list(item.choices)), f"correct: {item.correct}"] if item.is_mcq
-              else [f"reference answer: {item.correct}"])
-    return "\n".join(head + answer) + "\n"
-
-
-def cmd_bench_show(args: argparse.Namespace) -> int:
-    from .bench.items import load_items
-
-    items = load_items(args.file)
-    if args.sub_track:
-        present = sorted({i.sub_track for i in items})
-        items = [i for i in items if i.sub_track == args.sub_track]
-        if not items:
-            print(f"error: no items with sub_track {args.sub_track!r}; {args.file} has {', '.join(present)}",
-                  file=sys.stderr)
-            return 2
-    shown = items[:args.limit] if args.limit else items
-    print("\n".join(_show_item(i) for i in shown), end="")
-    if len(shown) < len(items):
-        print(f"({len(items) - len(shown)} more; raise --limit)")
-    return 0
-
-
-def cmd_bench_summary(args: argparse.Namespace) -> int:
-    from .bench.items import load_items, summary
-
-    _emit(summary(load_items(args.file), by=args.by), args.format)
-    return 0
-
-
-def _add_bench(sub, fmt: argparse.ArgumentParser) -> None:
-    bench = sub.add_parser("bench", help="FileGramBench items: build them from a corpus, show or count a file")
-    actions = bench.add_subparsers(dest="bench_command", required=True)
-    p = actions.add_parser("build", help="build the QA items of tracks 1-3 from a trace corpus into a parquet file")
-    p.add_argument("--corpus", type=Path, required=True, metavar="DIR", help="corpus root (from `filegram corpus`)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="items file to write (.parquet)")
-    p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(func=cmd_bench_build)
-
-    p = actions.add_parser("show", help="print items readably: question, lettered choices, correct answer")
-    p.add_argument("file", type=Path, help="items parquet, the official bank (file or folder) or .jsonl")
-    p.add_argument("--sub-track", metavar="NAME", help="only this sub_track (e.g. anomaly_detection)")
-    p.add_argument("--limit", type=int, default=5, metavar="N", help="print at most N items (default 5; 0 = all)")
-    p.set_defaults(func=cmd_bench_show)
-
-    p = actions.add_parser("summary", parents=[fmt], help="items per track / sub_track / channel / options, and "
-                           "the share of each answer letter")
-    p.add_argument("file", type=Path, help="items parquet, the official bank (file or folder) or .jsonl")
-    p.add_argument("--by", nargs="+", default=["track", "sub_track", "channel", "options"],
-                   choices=("track", "sub_track", "sub_class", "channel", "options"), help="group by these columns")
-    p.set_defaults(func=cmd_bench_summary)
-
-
-def cmd_eval(args: argparse.Namespace) -> int:
-    from .bench.harness import evaluate
-    from .bench.items import load_items
-    from .bench.score import format_table3, table3
-
-    if not args.corpus.is_dir():
-        raise FileNotFoundError(f"{args.corpus}: no such corpus folder (build one with `filegram corpus --out DIR`)")
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    frame = evaluate(load_items(args.items), args.corpus, methods, backend=args.backend, out=args.out,
-                     seed=args.seed, workers=args.workers, limit=args.limit, retry_errors=args.retry_errors,
-                     executor=args.executor)
-    print(format_table3(table3(frame)), end="")
-    errors = frame["error"].is_not_null().sum()
-    print(f"{frame.height} rows ({errors} with errors) in {args.out / 'results.jsonl'}; "
-          f"manifest {args.out / 'manifest.json'}")
-    return 0
-
-
-def cmd_results(args: argparse.Namespace) -> int:
-    from .bench.harness import load_results
-    from .bench.score import format_table3, side_by_side, table3
-
-    ours = table3(load_results(args.dir))
-    if args.format != "table":
-        _emit(ours, args.format)
-        return 0
-    print(f"Table 3 layout: our rows from {args.dir}, then the paper's printed rows (Gemini 2.5-Flash reader; "
-          "its Avg also covers Track 4, ours is the mean of the sub-task columns)\n")
-    print(format_table3(side_by_side(ours, paper_label="paper (printed)")), end="")
-    return 0
-
-
-def _add_eval(sub, fmt: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("eval", help="answer bench items with memory methods; rows stream to OUT/results.jsonl "
-                       "(resumable) with OUT/manifest.json")
-    p.add_argument("--items", type=Path, required=True, metavar="FILE", help="items parquet (`filegram bench "
-                   "build`), the official bank or .jsonl")
-    p.add_argument("--corpus", type=Path, required=True, metavar="DIR", help="the corpus the items were built from")
-    p.add_argument("--methods", required=True, help="comma-separated memory names, e.g. no_context,filegramos")
-    p.add_argument("--backend", default="offline", help="reader/memory backend: offline, gemini, openai_compat ...")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder (rerun to resume)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N items of each sub-task")
-    p.add_argument("--workers", type=int, default=2, help="parallel workers (1 = serial, for debugging)")
-    p.add_argument("--executor", choices=("thread", "process"), default="thread", help="threads (API backends) or "
-                   "processes (CPU-bound offline runs: ~1.5x faster on 2 cores)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--retry-errors", action="store_true", help="recompute rows that hold an exception error")
-    p.set_defaults(func=cmd_eval)
-
-    p = sub.add_parser("results", parents=[fmt], help="paper Table 3 from a results folder, with the paper's rows")
-    p.add_argument("dir", type=Path, help="results folder of `filegram eval` (or its results.jsonl)")
-    p.set_defaults(func=cmd_results)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filegram", description=__doc__)
     parser.add_argument("--version", action="version", version=f"filegram_kit {__version__}")
@@ -420,8 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "clean":
             p.add_argument("--out", type=Path, required=True, help="write cleaned trajectories under OUT/signal/")
         p.set_defaults(func=func)
-    _add_bench(sub, fmt)
-    _add_eval(sub, fmt)
+    add_bench(sub, fmt)
+    add_eval(sub, fmt)
     return parser
 
 
