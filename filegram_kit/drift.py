@@ -64,8 +64,9 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
         backend = get_backend("offline")
     if fp.is_empty():
         return pl.DataFrame(schema=DRIFT_SCHEMA)
-    dev = deviations(fp, by=by, tau=tau)
-    z = zscores(fp, by=by).select("trajectory_id", "task_id", by, *[f"z_{f}" for f in FEATURES])
+    scored = zscores(fp, by=by)
+    dev = deviations(scored, by=by, tau=tau)
+    z = scored.select("trajectory_id", "task_id", by, *[f"z_{f}" for f in FEATURES])
     rows = []
     for group in z.partition_by(by, maintain_order=True):
         ids = group["trajectory_id"].to_list()

@@ -221,9 +221,11 @@ def deviations(fp: pl.DataFrame, *, by: str | Sequence[str] | None = "profile_id
     of the group's deviations (null for groups under `min_sessions`), `flagged` = deviation > threshold
     (never when all deviations are equal), `shifted_features` = up to three features farthest from the
     centroid, largest first, ties in FEATURES order (features with no gap at all are not listed).
+    `fp` may already carry the z_<key> columns of `zscores(fp, by=by)`; they are used as they are.
     """
     groups = [by] if isinstance(by, str) else list(by or [])
-    z = zscores(fp, by=by, features=features).with_row_index("_row")
+    scored = all(f"z_{k}" in fp.columns for k in features)  # already through zscores(fp, by=by): reuse them
+    z = (fp if scored else zscores(fp, by=by, features=features)).with_row_index("_row")
     gaps = z.select("_row", *groups, *((pl.col(f"z_{k}") - _over(pl.col(f"z_{k}").mean(), by)).abs().alias(k)
                                        for k in features))
     deviation = pl.sum_horizontal(pl.col(k) ** 2 for k in features).sqrt().round(6)  # rounded: equal stays equal

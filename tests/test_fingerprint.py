@@ -197,6 +197,7 @@ def test_a_planted_outlier_is_flagged_and_its_features_named():
     assert dev["shifted_features"][8].to_list() == [k for k in FEATURES if k in planted]  # a tie: FEATURES order
     assert dev.columns == ["trajectory_id", "profile_id", "task_id", "deviation", "threshold", "flagged",
                            "shifted_features"]
+    assert deviations(zscores(fp_frame(rows))).equals(dev)  # precomputed z-scores are reused, same result
 
 
 def test_flagging_needs_min_sessions_and_spread():

@@ -79,8 +79,13 @@ def numbers(text: str) -> list[str]:
 
 def quantities(text: str) -> list[tuple[str, str]]:
     """(value, unit) pairs, unit '%' (percent), '$' (any currency sign) or '' (bare number)."""
-    return [(canonical_number(m.group(2)), "%" if m.group(3) else "$" if m.group(1) else "")
-            for m in _NUMBER.finditer(text)]
+    return list(_quantities(text))
+
+
+@functools.lru_cache(maxsize=262_144)  # context lines recur across questions
+def _quantities(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((canonical_number(m.group(2)), "%" if m.group(3) else "$" if m.group(1) else "")
+                 for m in _NUMBER.finditer(text))
 
 
 def same_quantity(a: tuple[str, str], b: tuple[str, str]) -> bool:

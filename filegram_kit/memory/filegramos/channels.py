@@ -145,9 +145,8 @@ def _z_matrix(fp: pl.DataFrame) -> np.ndarray:
     return z.to_numpy().astype(float)
 
 
-def cluster_sessions(fp: pl.DataFrame, sessions: list[str], seed: int = 0) -> tuple[dict[str, int], list[str]]:
-    """k-means on within-user z-scored fingerprints (<= 3 clusters) and a description of each cluster."""
-    mat = _z_matrix(fp)
+def cluster_sessions(mat: np.ndarray, sessions: list[str], seed: int = 0) -> tuple[dict[str, int], list[str]]:
+    """k-means on within-user z-scored fingerprints (`_z_matrix`; <= 3 clusters) and a description of each."""
     k = min(MAX_SESSION_CLUSTERS, len(sessions), len({tuple(r) for r in mat.round(6)}))
     if k <= 1:
         return dict.fromkeys(sessions, 0), [f"1 group of {len(sessions)} session(s): {', '.join(sessions)}"]
@@ -172,9 +171,9 @@ def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFram
     texts = [f"{ep.title}. {ep.summary} {ep.narrative}" for ep in eps]
     vectors = backend.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
     sessions = [e.session for e in engrams]
-    clusters, profiles = cluster_sessions(fp, sessions, seed)
-    z = {s: dict(zip(FEATURES, row.round(2).tolist(), strict=True)) for s, row in zip(sessions, _z_matrix(fp),
-                                                                                       strict=True)}
+    mat = _z_matrix(fp)
+    clusters, profiles = cluster_sessions(mat, sessions, seed)
+    z = {s: dict(zip(FEATURES, row.round(2).tolist(), strict=True)) for s, row in zip(sessions, mat, strict=True)}
     return EpisodicChannel(tuple(eps), vectors, tuple(cluster_episodes(vectors)), clusters, tuple(profiles), drift,
                            z)
 
