@@ -14,6 +14,7 @@ with app.setup:
     import filegram_kit as fk
     from filegram_kit.drift import drift
     from filegram_kit.engine import build_corpus
+    from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.fingerprint import FEATURE_DEFINITIONS
     from filegram_kit.report import fingerprint_views as fv
     from filegram_kit.report.tables import corpus_tiers, fingerprint_table
@@ -64,13 +65,7 @@ def _(smoke):
 def _(autorun, load, smoke):
     mo.stop(not (load.value or autorun), mo.md("Press **Load the corpus** to start."))
     with mo.status.spinner(title="Building or loading the corpus ..."):
-        if smoke:
-            corpus = WORK / "corpus"
-            build_corpus(corpus, seed=0, profiles=SMOKE_PERSONAS, tasks=SMOKE_TASKS, workers=1, progress=False)
-        else:
-            from filegram_kit.report.corpus_source import default_corpus
-
-            corpus = default_corpus(progress=False)
+        corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
         trajs = fk.clean(fk.load_trajectories(corpus, progress=False)).trajectories
     return corpus, trajs
 

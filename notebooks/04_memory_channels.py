@@ -13,6 +13,7 @@ with app.setup:
 
     import filegram_kit as fk
     from filegram_kit.engine import build_corpus
+    from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.llm import get_backend
     from filegram_kit.memory import get_memory
     from filegram_kit.memory.filegramos import Knobs, target_dimensions
@@ -65,13 +66,7 @@ def _(smoke):
 def _(autorun, ingest, persona, smoke):
     mo.stop(not (ingest.value or autorun), mo.md("Press **Build the memory** to ingest the persona's sessions."))
     with mo.status.spinner(title=f"Ingesting {persona.value} ..."):
-        if smoke:
-            corpus = WORK / "corpus"
-            build_corpus(corpus, seed=0, profiles=[persona.value], tasks=SMOKE_TASKS, workers=1, progress=False)
-        else:
-            from filegram_kit.report.corpus_source import default_corpus
-
-            corpus = default_corpus(progress=False)
+        corpus = corpus_or_small(smoke, WORK, [persona.value], SMOKE_TASKS)
         trajs = fk.load_trajectories(corpus, profiles=[persona.value], progress=False)
         memory = get_memory("filegramos").ingest(trajs, backend=BACKEND)
         stored_tokens = memory.memory_tokens()

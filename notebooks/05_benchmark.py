@@ -17,6 +17,7 @@ with app.setup:
     from filegram_kit.bench.schema import TRACKS
     from filegram_kit.bench.score import PAPER_TABLE3, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
+    from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.llm import get_backend
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
@@ -84,13 +85,7 @@ def _(smoke):
 def _(autorun, load, smoke):
     mo.stop(not (load.value or autorun), mo.md("Press **Build the items** to start."))
     with mo.status.spinner(title="Building or loading the corpus, then the items ..."):
-        if smoke:
-            corpus = WORK / "corpus"
-            build_corpus(corpus, seed=0, profiles=SMOKE_PERSONAS, tasks=SMOKE_TASKS, workers=1, progress=False)
-        else:
-            from filegram_kit.report.corpus_source import default_corpus
-
-            corpus = default_corpus(progress=False)
+        corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
         items = build_items(corpus, seed=0, progress=False)
         store = TrajectoryStore(corpus)  # loads and cleans each trajectory once, on first use
     mo.md(f"**{len(items):,} items** in {len({i.sub_track for i in items})} sub-tasks, about "

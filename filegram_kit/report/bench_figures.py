@@ -53,8 +53,8 @@ def figure04_qa_distribution(corpus: str | Path | None = None) -> FigureData:
     except ImportError as exc:  # the generator lands in its own issue
         raise RuntimeError(f"figure04_qa_distribution needs filegram_kit.bench.generate.build_items ({exc})") from exc
     from ..bench.items import paper_comparison
-    from .corpus_source import default_corpus
+    from .corpus_source import resolve_corpus
 
-    items = build_items(corpus if corpus is not None else default_corpus(), seed=0)
+    items = build_items(resolve_corpus(corpus), seed=0)
     data = paper_comparison(items).select("track", "sub_track", "abbr", "paper_count", "ours", "note")
     return FigureData(qa_distribution_figure(data), data)

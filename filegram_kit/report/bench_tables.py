@@ -66,9 +66,9 @@ def table03_main_results(corpus: str | Path | None = None, *, limit: int | None 
     from ..bench.generate import build_items
     from ..bench.harness import evaluate
     from ..bench.score import side_by_side, table3
-    from .memory_tables import _corpus
+    from .corpus_source import resolve_corpus
 
-    corpus = _corpus(corpus)
+    corpus = resolve_corpus(corpus)
     ready, missing = _registered()
     if missing:
         warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",

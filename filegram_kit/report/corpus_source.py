@@ -10,6 +10,7 @@ trajectory contains; when it changes the corpus is rebuilt from scratch.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -57,6 +58,31 @@ def default_corpus(seed: int = 0, *, progress: bool | None = None) -> Path:
     build_corpus(out, seed=seed, progress=progress)
     (out / STAMP).write_text(current + "\n", encoding="utf-8")
     return out
+
+
+def resolve_corpus(corpus: str | Path | None) -> Path:
+    """`corpus` as a path; the default corpus (built on first use) when None."""
+    return default_corpus() if corpus is None else Path(corpus)
+
+
+def corpus_or_small(small: bool, scratch: str | Path, profiles: list[str], tasks: list[str]) -> Path:
+    """A notebook's corpus: these personas x tasks built into `scratch`/corpus (smoke runs), else the default."""
+    if not small:
+        return default_corpus(progress=False)
+    out = Path(scratch) / "corpus"
+    build_corpus(out, seed=0, profiles=profiles, tasks=tasks, workers=1, progress=False)
+    return out
+
+
+def ground_truth(corpus: str | Path) -> tuple[dict, list[dict]]:
+    """(personas, perturbation rows) of a corpus: its profiles.json (else the paper personas) and
+    perturbations.json (else none). Only for scoring and views; memories never see them."""
+    from ..profiles import load_profiles
+
+    corpus = Path(corpus)
+    personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()
+    manifest = corpus / "perturbations.json"
+    return personas, json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else []
 
 
 def cleaned_frame(corpus: str | Path, *, progress: bool | None = None) -> pl.DataFrame:

@@ -90,7 +90,7 @@ def distribution_figure(data: pl.DataFrame) -> go.Figure:
           note="Paper: 640 trajectories, 10K output files, 20,028 atomic actions. Atomic actions are the 12 event "
                "types clean() keeps; output files are the files a persona created (new writes and copies).")
 def figure03_data_distribution(corpus: str | Path | None = None) -> FigureData:
-    from .corpus_source import cleaned_frame, default_corpus
+    from .corpus_source import cleaned_frame, resolve_corpus
 
-    data = distribution.distribution_data(cleaned_frame(corpus if corpus is not None else default_corpus()))
+    data = distribution.distribution_data(cleaned_frame(resolve_corpus(corpus)))
     return FigureData(distribution_figure(data), data)

@@ -8,27 +8,18 @@ tables below read it. Ground truth (profiles.json, perturbations.json) is used o
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import polars as pl
 from tqdm.auto import tqdm
 
-from ..profiles import load_profiles
 from ..schema import ATTRIBUTES, DIMENSION_CODES, DIMENSIONS
+from .corpus_source import ground_truth, resolve_corpus
 from .registry import artifact
 
 PAPER_STORED_TOKENS, PAPER_QUERY_TOKENS = 109_700, 4_300  # paper §5 / Table 3: FileGramOS per profile, per query
 PROBES = tuple(f"How would you describe this user's {name.replace('_', ' ')}?"
                for name, a in ATTRIBUTES.items() if not a.is_identity)  # one query per behavioural attribute
-
-
-def _corpus(corpus: str | Path | None) -> Path:
-    if corpus is None:
-        from .corpus_source import default_corpus
-
-        return default_corpus()
-    return Path(corpus)
 
 
 @functools.lru_cache(maxsize=2)
@@ -48,11 +39,8 @@ def persona_memories(corpus: str) -> dict:
 
 
 def _truth(corpus: Path) -> tuple[dict, set[str]]:
-    personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()
-    manifest = corpus / "perturbations.json"
-    shifted = {p["trajectory_id"] for p in json.loads(manifest.read_text(encoding="utf-8"))} if manifest.is_file() \
-        else set()
-    return personas, shifted
+    personas, shifts = ground_truth(corpus)
+    return personas, {p["trajectory_id"] for p in shifts}
 
 
 @artifact("filegramos_recovery", notebook="04_memory_channels", corpus=True,
@@ -61,7 +49,7 @@ def _truth(corpus: Path) -> tuple[dict, set[str]]:
                "them). The readings come from classifiers fit on 48 synthetic calibration personas "
                "(`filegram calibrate`), never on these personas. `confusions`: true->read for the misses.")
 def filegramos_recovery(corpus: str | Path | None = None) -> pl.DataFrame:
-    corpus = _corpus(corpus)
+    corpus = resolve_corpus(corpus)
     personas, _ = _truth(corpus)
     memories = persona_memories(str(corpus))
     rows = []
@@ -90,7 +78,7 @@ def filegramos_recovery(corpus: str | Path | None = None) -> pl.DataFrame:
 def filegramos_drift(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..engine.realism import auc
 
-    corpus = _corpus(corpus)
+    corpus = resolve_corpus(corpus)
     _, shifted = _truth(corpus)
     frame = pl.concat([m.drift_ for m in persona_memories(str(corpus)).values()])
     frame = frame.with_columns(pl.col("trajectory_id").is_in(sorted(shifted)).alias("perturbed"))
@@ -120,7 +108,7 @@ def filegramos_tokens(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..llm import get_backend
 
     backend = get_backend("offline")
-    memories = persona_memories(str(_corpus(corpus)))
+    memories = persona_memories(str(resolve_corpus(corpus)))
     stored = pl.Series([m.memory_tokens() for m in memories.values()])
     per_query = pl.Series([m.retrieve(q, backend=backend).tokens for m in memories.values() for q in PROBES])
     return pl.DataFrame([

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -14,6 +13,7 @@ from ..engine.stats import METADATA_SHARE_TOLERANCE, PAPER_TRAJECTORIES, TOLERAN
 from ..profiles import load_profiles, perturbation_schedule
 from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS, Profile
 from ..tasks import load_tasks
+from .corpus_source import ground_truth, resolve_corpus
 from .registry import artifact
 
 
@@ -104,10 +104,7 @@ def event_count_table(counts: Counter[str], trajectories: int) -> pl.DataFrame:
                f"`all metadata` row's share is the simulation-metadata share (paper 74.3%), in tolerance within "
                f"+-{METADATA_SHARE_TOLERANCE:.0%} points. clean() keeps the 12 retained types, the atomic actions.")
 def table05_event_counts(corpus: str | Path | None = None) -> pl.DataFrame:
-    if corpus is None:
-        from .corpus_source import default_corpus
-
-        corpus = default_corpus()
+    corpus = resolve_corpus(corpus)
     return event_count_table(*count_events(corpus))
 
 
@@ -120,10 +117,7 @@ def table05_event_counts(corpus: str | Path | None = None) -> pl.DataFrame:
 def engine_realism(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..engine.realism import corpus_separability
 
-    if corpus is None:
-        from .corpus_source import default_corpus
-
-        corpus = default_corpus()
+    corpus = resolve_corpus(corpus)
     return corpus_separability(corpus)
 
 
@@ -144,12 +138,8 @@ def trajectory_tiers(ids: pl.DataFrame, personas: Mapping[str, Profile], shifts:
 
 
 def corpus_tiers(corpus: str | Path, ids: pl.DataFrame) -> pl.DataFrame:
-    """`trajectory_tiers` from the corpus's profiles.json (else the paper personas) and perturbations.json."""
-    corpus = Path(corpus)
-    personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()
-    manifest = corpus / "perturbations.json"
-    shifts = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else []
-    return trajectory_tiers(ids, personas, shifts)
+    """`trajectory_tiers` from the corpus's ground truth (`corpus_source.ground_truth`)."""
+    return trajectory_tiers(ids, *ground_truth(corpus))
 
 
 def fingerprint_table(fp: pl.DataFrame, tiers: pl.DataFrame) -> pl.DataFrame:
@@ -183,9 +173,6 @@ def table06_fingerprint(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..fingerprint import fingerprints
     from ..traces import load_trajectories
 
-    if corpus is None:
-        from .corpus_source import default_corpus
-
-        corpus = default_corpus()
+    corpus = resolve_corpus(corpus)
     fp = fingerprints(clean(load_trajectories(corpus, check_media=False, progress=False)).trajectories)
     return fingerprint_table(fp, corpus_tiers(corpus, fp))
