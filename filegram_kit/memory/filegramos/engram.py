@@ -71,20 +71,27 @@ def _key(traj: Trajectory, backend: Any) -> str:
     return json.dumps(backend.params(), sort_keys=True, default=str) + _events_digest(traj)
 
 
-def encode_one(traj: Trajectory, backend: Any, session: str) -> Engram:
-    """One session's Engram (every LLM step through `backend`)."""
-    frame = events_frame([traj], with_content=True)
-    fp = fingerprint_frame(frame)
-    procedural = {k: fp[k][0] for k in FEATURES} if fp.height else dict.fromkeys(FEATURES, 0.0)
-    ext = extended_features(frame)
-    features = {k: v for k, v in ext.row(0, named=True).items() if k not in ("trajectory_id", "profile_id",
-                                                                                "task_id")} if ext.height else {}
-    eps, failures = episodes(frame, session, backend)
-    return Engram(trajectory_id=traj.id, session=session, task_id=traj.task_id, procedural=procedural,
-                  features=features, semantic=semantic_unit(frame, session, _diff_reader(traj), backend),
-                  episodes=tuple(eps), event_count=len(traj.events),
-                  behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
-                  parse_failures=failures)
+def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Any) -> list[Engram]:
+    """Engrams of sessions not seen before: one events frame and one feature pass for all of them
+    (per-session polars calls would cost more than the features), then episodes and semantics per session."""
+    batch = [replace(t, id=f"#{i}") for i, t in enumerate(trajs)]  # unique even when task ids repeat
+    frame = events_frame(batch, with_content=True)
+    fp = {r["trajectory_id"]: {k: r[k] for k in FEATURES} for r in fingerprint_frame(frame).iter_rows(named=True)}
+    ext = {r.pop("trajectory_id"): {k: v for k, v in r.items() if k not in ("profile_id", "task_id")}
+           for r in extended_features(frame).iter_rows(named=True)}
+    parts = frame.partition_by("trajectory_id", as_dict=True, maintain_order=True)
+    out = []
+    for temp, traj, session in zip(batch, trajs, sessions, strict=True):
+        events = parts.get((temp.id,), frame.clear())
+        eps, failures = episodes(events, session, backend)
+        out.append(Engram(
+            trajectory_id=traj.id, session=session, task_id=traj.task_id,
+            procedural=fp.get(temp.id, dict.fromkeys(FEATURES, 0.0)), features=ext.get(temp.id, {}),
+            semantic=semantic_unit(events, session, _diff_reader(traj), backend), episodes=tuple(eps),
+            event_count=len(traj.events),
+            behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
+            parse_failures=failures))
+    return out
 
 
 def _relabel(engram: Engram, trajectory_id: str, session: str) -> Engram:
@@ -103,21 +110,20 @@ def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None =
     many memories from overlapping sessions); the result is the same, only faster.
     """
     labels = session_labels(trajs)
-    out, quiet = [], None if progress is None else not progress
-    for traj in tqdm(trajs, desc="encoding engrams", unit="session", disable=quiet):
-        key = _key(traj, backend)
+    keys = [_key(t, backend) for t in trajs]
+    with _cache_lock:
+        found = {k: _cache[k] for k in keys if k in _cache}
+    new = [i for i, k in enumerate(keys) if k not in found]
+    if new:
+        quiet = None if progress is None else not progress
+        made = encode_new([trajs[i] for i in tqdm(new, desc="encoding engrams", unit="session", disable=quiet)],
+                          [labels[trajs[i].id] for i in new], backend)
         with _cache_lock:
-            engram = _cache.get(key)
-            if engram is not None:
-                _cache.move_to_end(key)
-        if engram is None:
-            engram = encode_one(traj, backend, labels[traj.id])
-            with _cache_lock:
-                _cache[key] = engram
-                while len(_cache) > ENGRAM_CACHE_SIZE:
-                    _cache.popitem(last=False)
-        out.append(_relabel(engram, traj.id, labels[traj.id]))
-    return out
+            for i, engram in zip(new, made, strict=True):
+                found[keys[i]] = _cache[keys[i]] = engram
+            while len(_cache) > ENGRAM_CACHE_SIZE:
+                _cache.popitem(last=False)
+    return [_relabel(found[k], t.id, labels[t.id]) for k, t in zip(keys, trajs, strict=True)]
 
 
 def _diff_reader(traj: Trajectory):
