@@ -357,3 +357,20 @@ def test_cached_engrams_give_the_same_memory_under_each_memorys_labels(tmp_path)
     assert {c.session for c in memory.engrams_[1].semantic.chunks} == {"T-01#2"}
     assert {ep.session for ep in memory.engrams_[1].episodes} == {"T-01#2"}
     assert memory.engrams_[0].semantic.chunks[0].session == "T-01"  # the cached original is untouched
+
+
+def test_kmeans_recovers_separated_groups_and_is_deterministic():
+    import numpy as np
+
+    from filegram_kit.memory.filegramos.kmeans import kmeans
+
+    rng = np.random.default_rng(7)
+    truth = np.repeat([0, 1, 2], [6, 4, 3])
+    points = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])[truth] + rng.normal(0, 0.3, (13, 2))
+    labels = kmeans(points, 3, seed=1)
+    # the same partition up to the names of the clusters
+    assert len(set(zip(labels.tolist(), truth.tolist(), strict=True))) == 3
+    assert kmeans(points, 3, seed=1).tolist() == labels.tolist()
+    assert kmeans(points, 1).tolist() == [0] * 13
+    with pytest.raises(ValueError, match="k"):
+        kmeans(points, 14)

@@ -287,3 +287,32 @@ def test_rephrase_rewrites_known_question_forms():
     assert rephrase("In task T-05, which folder did the user create first?") == \
         "Which folder did the user create first in task T-05?"
     assert rephrase("How many files were renamed?") == "What number of files were renamed?"
+
+
+def test_bm25_scores_match_the_okapi_formula_worked_by_hand():
+    from filegram_kit.llm.algorithms.bm25 import Bm25Index
+
+    index = Bm25Index([["budget", "review", "budget"], ["review", "travel"], [], ["budget"]])
+    # N = 4, lengths 3/2/0/1, avgdl 1.5; "travel": df 1, only passage 1 (tf 1, length 2)
+    idf = np.log(1 + (4 - 1 + 0.5) / (1 + 0.5))
+    norm = 1.5 * (1 - 0.75 + 0.75 * 2 / 1.5)
+    assert index.scores(["travel"]) == pytest.approx([0.0, idf * 2.5 / (1 + norm), 0.0, 0.0])
+    assert index.df("budget") == 2 and index.df("unseen") == 0
+    budget = index.scores(["budget"])
+    idf = np.log(1 + (4 - 2 + 0.5) / (2 + 0.5))
+    tf2_long = idf * 2 * 2.5 / (2 + 1.5 * (0.25 + 0.75 * 3 / 1.5))
+    tf1_short = idf * 1 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 1 / 1.5))
+    assert budget == pytest.approx([tf2_long, 0.0, 0.0, tf1_short])
+    assert tf1_short > tf2_long  # length normalisation: one mention in a 1-term passage beats two in 3 terms
+    assert index.scores(["budget", "budget"]) == pytest.approx(2 * budget)  # query repeats weigh in
+
+
+def test_bm25_index_of_texts_equals_the_index_of_their_content_terms():
+    from filegram_kit.llm.algorithms.bm25 import Bm25Index
+    from filegram_kit.llm.algorithms.text import content_terms
+
+    texts = ["The budget review is due Friday.", "", "Travel budgets grew 12% in Q3.", "Reviews, reviews."]
+    query = content_terms("budget review travel 12")
+    expected = Bm25Index([content_terms(t) for t in texts]).scores(query)
+    assert Bm25Index.of_texts(texts).scores(query) == pytest.approx(expected)
+    assert Bm25Index.of_texts([]).scores(query).shape == (0,)

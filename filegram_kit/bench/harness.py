@@ -36,7 +36,7 @@ from ..llm import get_backend
 from ..llm.cache import canonical_json
 from ..memory import get_memory
 from .inputs import TrajectoryStore, materialise
-from .parallel import run_groups
+from .parallel import one_blas_thread, run_groups
 from .reader import answer
 from .results import KEY, RESULT_SCHEMA, ResultsLog, load_results, row_key
 from .schema import Item
@@ -355,7 +355,7 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[str] |
             run_in_processes(groups, corpus=corpus, backend_name=backend, backend_params=client_params, run=run,
                              workers=int(workers), emit_row=emit_row, add_usage=add_usage)
         else:
-            with tallied(client) as tally:
+            with one_blas_thread(), tallied(client) as tally:
                 run_groups(groups, inputs=SharedInputs(store, groups), backend=client, tally=tally,
                            workers=max(1, int(workers)), emit=lambda g, i, f: emit_row(make_row(g, i, f, run)))
         state.status = "complete"

@@ -36,6 +36,19 @@ DRAIN_SECONDS = 30.0  # after every batch returned, how long rows still in the q
 _WORKER: dict[str, Any] = {}
 
 
+def one_blas_thread() -> Any:
+    """Limit BLAS to one thread (until `.restore_original_limits()`, or as a context manager).
+
+    Every run answers with one BLAS thread, whatever the executor: the workers already use the cores,
+    the reader's small products (a few options x thousands of sentences) ran ~6x slower with BLAS
+    threads spinning against them, and a fixed thread count fixes the order of float sums, so threads
+    and processes give the same rows on any machine.
+    """
+    from threadpoolctl import threadpool_limits  # (a scikit-learn dependency)
+
+    return threadpool_limits(limits=1)
+
+
 # -- threads (or serial) ------------------------------------------------------------------------------------------
 
 
@@ -105,6 +118,7 @@ def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, 
     rows.cancel_join_thread()  # a stopped run must not wait on rows nobody reads (they are recomputed on resume)
     _WORKER.update(rows=rows, store=TrajectoryStore(corpus), backend=get_backend(backend_name, **backend_params),
                    run=run)
+    _WORKER["blas_limits"] = one_blas_thread()
 
 
 def _run_batch(groups: list) -> dict[str, dict[str, int]]:

@@ -149,7 +149,7 @@ def _fit(docs: tuple[str, ...], dim: int, seed: int) -> _LsaModel:
     vectors, singular = _randomized_svd(matrix, k, seed)
     vectors, singular = vectors[:, 1:], singular[1:]  # drop the common component
     weights = (singular / max(singular[0], 1e-12)) ** SINGULAR_VALUE_EXPONENT
-    components = (vectors * weights).astype(np.float32)
+    components = np.ascontiguousarray((vectors * weights).astype(np.float32))  # rows are gathered: C order
     components.setflags(write=False)
     idf.setflags(write=False)
     return _LsaModel(MappingProxyType(vocab), idf, components)
@@ -157,8 +157,13 @@ def _fit(docs: tuple[str, ...], dim: int, seed: int) -> _LsaModel:
 
 @functools.cache
 def _reference_model(dim: int, seed: int) -> _LsaModel:
-    """Fitted once per (dim, seed): a pure function of its arguments, so caching it is safe."""
-    return _fit(reference_corpus(), dim, seed)
+    """Fitted once per (dim, seed): a pure function of its arguments, so caching it is safe. Fitted with one
+    BLAS thread: the order of float sums then does not depend on the machine or on who fitted it first
+    (a benchmark worker and its parent get the same model to the last bit)."""
+    from threadpoolctl import threadpool_limits  # (a scikit-learn dependency)
+
+    with threadpool_limits(limits=1):
+        return _fit(reference_corpus(), dim, seed)
 
 
 class LsaEmbedder:
@@ -183,14 +188,19 @@ class LsaEmbedder:
             raise TypeError("LsaEmbedder.embed takes a list of texts, not one string")
         model = getattr(self, "model_", None) or _reference_model(self.dim, self.seed)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        rows = _weighted_rows([text_features(t) for t in texts], model.vocab, model.idf)
+        if not rows:
+            return out
+        from scipy.sparse import csr_matrix  # one sparse product instead of a loop over texts
+
+        indptr = np.cumsum([0] + [len(cols) for cols, _ in rows])
+        sparse = csr_matrix((np.concatenate([w for _, w in rows]).astype(np.float32),
+                             np.concatenate([c for c, _ in rows]), indptr), shape=(len(rows), len(model.vocab)))
+        vectors = np.asarray(sparse @ model.components, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1)
         k = model.components.shape[1]
-        for i, (cols, weights) in enumerate(_weighted_rows([text_features(t) for t in texts], model.vocab, model.idf)):
-            if cols.size == 0:
-                continue  # empty or entirely unknown text: no evidence, zero vector
-            vec = weights.astype(np.float32) @ model.components[cols]
-            norm = float(np.linalg.norm(vec))
-            if norm > 0:
-                out[i, :k] = vec / norm
+        known = norms > 0  # empty or entirely unknown text: no evidence, zero vector
+        out[known, :k] = vectors[known] / norms[known, None]
         return out
 
 

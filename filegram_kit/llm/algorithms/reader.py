@@ -38,30 +38,34 @@ def _unit(scores: np.ndarray) -> np.ndarray:
     return scores / top if top > 0 else np.zeros_like(scores)
 
 
-def _number_support(option: str, in_sentence: list[list], relevance: np.ndarray) -> float:
+def _number_support(option: str, stated_in: dict[str, list[tuple[int, str]]], relevance: np.ndarray) -> float:
     """Mean over the option's quantities of: relevance of the best sentence stating the same value and
-    unit (38.2% is not $38.2), or -1 if none does. `in_sentence`: the quantities of each sentence."""
+    unit (38.2% is not $38.2), or -1 if none does. `stated_in`: value -> (sentence, unit) pairs."""
     stated = sorted(set(quantities(option)))
     if not stated:
         return 0.0
     support = []
-    for value in stated:
-        where = [relevance[i] for i, found in enumerate(in_sentence) if any(same_quantity(value, q) for q in found)]
+    for value, unit in stated:
+        where = [relevance[i] for i, found in stated_in.get(value, ()) if same_quantity((value, unit), (value, found))]
         support.append(max(where) if where else -1.0)
     return float(np.mean(support))
 
 
 @functools.lru_cache(maxsize=32)
-def _indexed(context: str) -> tuple[list[str], Bm25Index, np.ndarray, list[list]]:
-    """A context's sentences, their BM25 index, embeddings and quantities (many questions share a context)."""
+def _indexed(context: str) -> tuple[list[str], Bm25Index, np.ndarray, dict[str, list[tuple[int, str]]]]:
+    """A context's sentences, their BM25 index, embeddings and where each number is stated
+    (many questions share a context)."""
     sentences = split_sentences(context)
-    return (sentences, Bm25Index([content_terms(s) for s in sentences]), embed(sentences),
-            [quantities(s) for s in sentences])
+    stated_in: dict[str, list[tuple[int, str]]] = {}
+    for i, sentence in enumerate(sentences):
+        for value, unit in quantities(sentence):
+            stated_in.setdefault(value, []).append((i, unit))
+    return sentences, Bm25Index.of_texts(sentences), embed(sentences), stated_in
 
 
 def option_scores(question: str, choices: list[str], context: str) -> np.ndarray:
     """Raw evidence score per option (higher is better supported); see the module docstring."""
-    sentences, index, sentence_vectors, in_sentence = _indexed(context)
+    sentences, index, sentence_vectors, stated_in = _indexed(context)
     if not sentences:
         return np.zeros(len(choices))
     question_terms = content_terms(question)
@@ -76,7 +80,7 @@ def option_scores(question: str, choices: list[str], context: str) -> np.ndarray
         lexical[k] = float(np.max(index.scores(own) * (1.0 + question_fit)))
         words = [t for t in own if t not in set(numbers(option))]
         relevance = _unit(index.scores(question_terms + words))
-        numeric[k] = _number_support(option, in_sentence, relevance)
+        numeric[k] = _number_support(option, stated_in, relevance)
     semantic = np.max(option_vectors @ sentence_vectors.T, axis=1) if len(choices) else np.zeros(0)
     return LEXICAL_WEIGHT * _unit(lexical) + NUMBER_WEIGHT * numeric + SEMANTIC_WEIGHT * semantic
 
@@ -111,7 +115,7 @@ def answer_open(question: str, context: str, max_words: int = 60) -> str:
     sentences = split_sentences(context)
     if not sentences:
         return ""
-    lexical = _unit(Bm25Index([content_terms(s) for s in sentences]).scores(content_terms(question)))
+    lexical = _unit(Bm25Index.of_texts(sentences).scores(content_terms(question)))
     semantic = (embed(sentences) @ embed([question]).T)[:, 0]
     scores = np.round(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic, 9)
     best = float(scores.max())

@@ -46,22 +46,27 @@ def split_sentences(text: str) -> list[str]:
     """
     sentences: list[str] = []
     for line in text.splitlines():
-        if not line.strip() or _TABLE_RULE.match(line):
-            continue
-        if line.strip().startswith("|"):
-            line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|") if cell.strip())
-        line = _LEADING_MARK.sub("", line).strip()
-        pieces: list[str] = []
-        for piece in _SENT_BREAK.split(line):
-            piece = piece.strip()
-            if not piece:
-                continue
-            if pieces and pieces[-1].rsplit(None, 1)[-1].rstrip(".").lower() in _ABBREVIATIONS:
-                pieces[-1] = f"{pieces[-1]} {piece}"
-            else:
-                pieces.append(piece)
-        sentences.extend(pieces)
+        sentences.extend(_line_sentences(line))
     return sentences
+
+
+@functools.lru_cache(maxsize=262_144)  # contexts are made of lines that recur across questions
+def _line_sentences(line: str) -> tuple[str, ...]:
+    if not line.strip() or _TABLE_RULE.match(line):
+        return ()
+    if line.strip().startswith("|"):
+        line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|") if cell.strip())
+    line = _LEADING_MARK.sub("", line).strip()
+    pieces: list[str] = []
+    for piece in _SENT_BREAK.split(line):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if pieces and pieces[-1].rsplit(None, 1)[-1].rstrip(".").lower() in _ABBREVIATIONS:
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return tuple(pieces)
 
 
 def canonical_number(raw: str) -> str:

@@ -26,6 +26,7 @@ from ...fingerprint import FEATURE_DIMENSION, FEATURES, zscores
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
 from .episodes import Episode
+from .kmeans import kmeans
 from .semantic import Chunk, EditStep, FilePreview, naming_conventions
 
 MAX_CHUNKS = 50
@@ -150,9 +151,7 @@ def cluster_sessions(mat: np.ndarray, sessions: list[str], seed: int = 0) -> tup
     k = min(MAX_SESSION_CLUSTERS, len(sessions), len({tuple(r) for r in mat.round(6)}))
     if k <= 1:
         return dict.fromkeys(sessions, 0), [f"1 group of {len(sessions)} session(s): {', '.join(sessions)}"]
-    from sklearn.cluster import KMeans
-
-    labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(mat)
+    labels = kmeans(mat, k, seed=seed)
     order = sorted(set(labels), key=lambda c: (-int((labels == c).sum()), sessions[int(np.argmax(labels == c))]))
     relabel = {old: new for new, old in enumerate(order)}
     described = []
