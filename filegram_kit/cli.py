@@ -13,6 +13,7 @@ import polars as pl
 from . import __version__
 from .cli_bench import add_bench, add_eval
 from .cli_output import emit as _emit
+from .cli_record import add_record
 from .engine.corpus import CorpusError
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
@@ -283,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
     add_bench(sub, fmt)
     add_eval(sub, fmt)
+    add_record(sub, fmt)
     return parser
 
 
@@ -290,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (TraceError, KeyError, ValueError, CorpusError, FileNotFoundError) as exc:
+    except (TraceError, KeyError, ValueError, CorpusError, FileNotFoundError, NotADirectoryError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError's str() adds quotes
         print(f"error: {message}", file=sys.stderr)
         return 2

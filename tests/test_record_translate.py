@@ -158,3 +158,46 @@ def test_bad_name_and_gap_are_refused(tmp_path):
         write_sessions([], tmp_path, name="../x")
     with pytest.raises(ValueError, match="idle_gap_ms"):
         split_sessions([], idle_gap_ms=0)
+
+
+def test_paths_must_stay_inside_the_root():
+    for bad in ("/etc/passwd", "../x", "a/../../b"):
+        with pytest.raises(ObservationError, match="relative"):
+            Observation("read", bad, T0)
+    with pytest.raises(ObservationError, match="dest"):
+        Observation("move", "a", T0, dest="/tmp/a")
+
+
+def test_made_up_times_make_no_cross_file_references(tmp_path):
+    a, b = "one\n", "two\n"
+    base = [Observation("baseline", p, T0 - 1, content=t, content_hash=sha(t), size=len(t))
+            for p, t in (("a.md", a), ("b.md", b))]
+    real = [Observation("read", "a.md", T0), Observation("read", "b.md", T0 + 10_000)]
+    invented = [Observation("read", "a.md", T0, extra={"time_synthesised": True}),
+                Observation("read", "b.md", T0 + 10_000, extra={"time_synthesised": True})]
+    [with_times] = recorded(tmp_path / "r", base + real)
+    [without] = recorded(tmp_path / "i", base + invented)
+    assert with_times.count("cross_file_reference") == 1
+    assert without.count("cross_file_reference") == 0 and without.count("context_switch") == 1
+
+
+def test_observation_round_trip_keeps_zero_values():
+    obs = Observation("write", "empty.txt", T0, content="", content_hash=sha(""), size=0)
+    back = Observation.from_dict(obs.to_dict())
+    assert back == obs and back.size == 0
+    browse = Observation("browse", ".", T0, files_listed=0)
+    assert Observation.from_dict(browse.to_dict()).files_listed == 0
+
+
+def test_baseline_folders_and_mtimes_feed_siblings_browses_and_file_age(tmp_path):
+    obs = [Observation("baseline", "docs", T0 - 1, is_dir=True),
+           Observation("baseline", "docs/old.md", T0 - 1, content="x\n", content_hash=sha("x\n"), size=2,
+                       extra={"mtime_ms": T0 - 60_000}),
+           Observation("mkdir", "drafts", T0), Observation("browse", ".", T0 + 1_000),
+           Observation("delete", "docs/old.md", T0 + 2_000)]
+    [traj] = recorded(tmp_path, obs)
+    [mkdir] = [e for e in traj.events if e.event_type == "dir_create"]
+    [listing] = [e for e in traj.events if e.event_type == "file_browse"]
+    [delete] = [e for e in traj.events if e.event_type == "file_delete"]
+    assert mkdir["sibling_count"] == 1 and listing["files_listed"] == 2  # docs/ and drafts/
+    assert delete["file_age_ms"] == 62_000

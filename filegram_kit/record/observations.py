@@ -59,7 +59,9 @@ class Observation:
     files_listed: int | None = None  # browse: entries listed
     sibling_count: int | None = None  # mkdir: sibling directories at that moment (None: derive from the stream)
     source: str = "watchdog"  # "watchdog" | "bash" | "zsh" | "log" | ...
-    extra: dict[str, Any] = field(default_factory=dict)  # source-specific details kept for provenance
+    extra: dict[str, Any] = field(default_factory=dict)  # source-specific details kept for provenance;
+    # extra["time_synthesised"] = True: the source had no time (e.g. plain bash history), so no rule that
+    # depends on intervals (cross-file references within 30 s) applies to it
 
     def __post_init__(self) -> None:
         if self.kind not in OBSERVATION_KINDS:
@@ -67,10 +69,16 @@ class Observation:
                                                   f"{', '.join(OBSERVATION_KINDS)})", field="kind")
         if self.kind in ("move", "copy") and not self.dest:
             raise ObservationError("observation", f"a {self.kind} needs a dest", field="dest")
+        for name in ("path", "dest"):
+            value = getattr(self, name)
+            if value is not None and (value.startswith("/") or ".." in value.split("/")):
+                raise ObservationError("observation", f"paths are relative to the recorded root and stay inside "
+                                                      f"it, got {value!r}", field=name)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, without empty optional fields (journal lines stay short)."""
-        out = {k: v for k, v in asdict(self).items() if v not in (None, (), {}, False) or k in ("path",)}
+        empty = lambda v: v is None or v is False or (isinstance(v, tuple | dict) and not v)  # noqa: E731 (0 stays)
+        out = {k: v for k, v in asdict(self).items() if not empty(v) or k == "path"}
         if self.matched:
             out["matched"] = list(self.matched)
         return out

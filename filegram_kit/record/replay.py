@@ -90,7 +90,12 @@ class SessionRecorder(Recorder):
     def observe(self, obs: Observation) -> None:
         self.clock.ms = max(self.clock.ms, float(obs.time_ms))
         self.kinds[obs.kind] += 1
+        invented = bool(obs.extra.get("time_synthesised"))
+        if invented:  # a made-up time says nothing about "within 30 s": no cross-file reference either side
+            self._last_op = None
         getattr(self, f"_on_{obs.kind}")(obs)
+        if invented:
+            self._last_op = None
 
     def _on_write(self, obs: Observation) -> None:
         known = self.state.files.get(obs.path)

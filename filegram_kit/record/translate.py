@@ -123,8 +123,11 @@ def write_sessions(observations: Iterable[Observation], out: str | Path, *, name
         raise ValueError(f"name must be a plain folder-safe word, got {name!r}")
     baseline, sessions = split_sessions(observations, idle_gap_ms=idle_gap_ms, debounce_ms=debounce_ms)
     state = FolderState()
-    for obs in baseline:
-        state.files[obs.path] = FileState(obs.content, obs.content_hash, obs.size, None)
+    for obs in baseline:  # a file's age counts from its last modification before recording, when known
+        if obs.is_dir:
+            state.dirs.add(obs.path)
+        else:
+            state.files[obs.path] = FileState(obs.content, obs.content_hash, obs.size, obs.extra.get("mtime_ms"))
     signal, taken, written = Path(out) / "signal", set(), []
     for index, session in enumerate(sessions):
         tid = _unique_id(session, name, taken)
