@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from pathlib import Path
@@ -120,3 +121,20 @@ def test_persona_neighbours_ranks_the_persona_the_user_resembles_first():
         assert row["reading"] in ("L", "M", "R") and 0 < row["confidence"] <= 1
     with pytest.raises(ValueError, match="no session"):
         persona_neighbours(mine.head(0), theirs, personas)
+
+
+def test_the_demo_session_records_every_kind_of_file_work(tmp_path):
+    from filegram_kit.record.demo import demo_session, seed_folder
+
+    folder = seed_folder(tmp_path / "work")
+    rec = Recording(folder, tmp_path / "out", debounce_ms=0).start()
+    steps = demo_session(folder)
+    [path] = rec.stop()
+    [traj] = load_trajectories(path)
+    types = {e.event_type for e in traj.events if e.is_behavioral}
+    expected = {"file_write", "file_edit", "file_copy", "dir_create", "file_move", "file_rename", "file_delete"}
+    assert len(steps) == 10 and expected <= types
+    if sys.platform.startswith("linux"):  # reads are reported by inotify only
+        assert "file_read" in types and "cross_file_reference" in {e.event_type for e in traj.events}
+    copy = next(e for e in traj.events if e.event_type == "file_copy")
+    assert copy["dest_path"].endswith("report.md.bak") and copy["is_backup"] is True

@@ -12,7 +12,7 @@ release's trajectory layout, so real sessions load, clean and fingerprint exactl
 from .compare import persona_neighbours
 from .eventlog import import_event_log
 from .journal import open_journals, recover
-from .observations import OBSERVATION_KINDS, Observation, ObservationError
+from .observations import OBSERVATION_KINDS, Observation, ObservationError, observations_frame
 from .privacy import DEFAULT_IGNORE, DEFAULT_REDACTIONS, PrivacyPolicy
 from .shell import import_shell_history
 from .translate import split_sessions, write_sessions
@@ -20,4 +20,4 @@ from .watcher import Recording
 
 __all__ = ["DEFAULT_IGNORE", "DEFAULT_REDACTIONS", "OBSERVATION_KINDS", "Observation", "ObservationError",
            "PrivacyPolicy", "Recording", "import_event_log", "import_shell_history", "open_journals",
-           "persona_neighbours", "recover", "split_sessions", "write_sessions"]
+           "observations_frame", "persona_neighbours", "recover", "split_sessions", "write_sessions"]

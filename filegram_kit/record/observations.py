@@ -11,8 +11,11 @@ milliseconds as the source reported them; sources may deliver them out of order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import polars as pl
 
 # kind -> what it means; translate() maps each to zero or more typed events
 OBSERVATION_KINDS: dict[str, str] = {
@@ -101,3 +104,14 @@ class Observation:
             raise ObservationError(where, err.reason, line=line, field=err.field) from None
         except TypeError as err:
             raise ObservationError(where, str(err), line=line) from None
+
+
+OBSERVATION_COLUMNS = {"time_ms": pl.Float64, "kind": pl.String, "path": pl.String, "dest": pl.String,
+                       "size": pl.Int64, "has_content": pl.Boolean, "source": pl.String}
+
+
+def observations_frame(observations: Iterable[Observation]) -> pl.DataFrame:
+    """One row per observation (content itself left out: a notebook table stays readable)."""
+    rows = [{"time_ms": o.time_ms, "kind": o.kind, "path": o.path, "dest": o.dest, "size": o.size,
+             "has_content": o.content is not None, "source": o.source} for o in observations]
+    return pl.DataFrame(rows, schema=OBSERVATION_COLUMNS)

@@ -1,0 +1,226 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium")
+
+with app.setup:
+    import tempfile
+    from pathlib import Path
+
+    import marimo as mo
+    import polars as pl
+
+    import filegram_kit as fk
+    from filegram_kit.record import (
+        DEFAULT_IGNORE,
+        DEFAULT_REDACTIONS,
+        PrivacyPolicy,
+        Recording,
+        import_shell_history,
+        observations_frame,
+        persona_neighbours,
+        write_sessions,
+    )
+    from filegram_kit.record.demo import demo_session, seed_folder
+    from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
+
+    # smoke mode compares you with 4 contrasting personas x 6 tasks (built in a few seconds)
+    SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
+    SMOKE_TASKS = ["T-01", "T-02", "T-03", "T-05", "T-09", "T-16"]
+    SCRATCH = tempfile.TemporaryDirectory(prefix="filegram-nb09-")  # removed when the kernel exits
+    WORK = Path(SCRATCH.name)
+    LIVE: dict = {}  # the running Recording, kept across cell runs
+
+
+@app.cell
+def _():
+    mo.md(r"""
+    # 09 · Record your own traces
+
+    The personas' traces come from a simulated agent. This notebook records **yours**: a watchdog
+    observer (inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows) watches a folder
+    while you work in it, and every file operation becomes the same typed event the engine writes
+    (`file_write`, `file_edit` with its diff, `file_move` / `file_rename`, `file_copy`, `file_delete`,
+    `dir_create`, and on Linux `file_read`). Observations go to a crash-safe journal first; stopping
+    turns them into sessions (a pause over the idle gap starts a new one) in the release layout, so
+    everything else in the workbench (fingerprints, drift, FileGramOS, the bench) reads them as is.
+
+    Nothing leaves your machine. Version-control folders, editor swap files and anything in a
+    `.filegramignore` are never recorded; you can keep metadata only and redact patterns below.
+    """)
+    return
+
+
+@app.cell
+def _():
+    smoke = "smoke" in mo.cli_args()  # `python notebooks/09_record_your_own_traces.py -- --smoke`
+    autorun = smoke or mo.app_meta().mode == "script"  # scripted: record the demo session, no buttons
+    return autorun, smoke
+
+
+@app.cell
+def _():
+    demo_folder = seed_folder(WORK / "demo")  # a few notes and a table, to work on if you like
+    folder = mo.ui.text(value=str(demo_folder), label="Folder to record", full_width=True)
+    metadata_only = mo.ui.checkbox(label="metadata only (no file content)")
+    redact = mo.ui.checkbox(label="redact emails, API keys, passwords")
+    idle_gap = mo.ui.slider(1, 120, value=30, label="idle gap (minutes) between sessions")
+    mo.vstack([mo.md("**What to record.** The default is a scratch folder seeded with three files; point it "
+                     "at a folder of your own to record yourself."),
+               folder, mo.hstack([metadata_only, redact, idle_gap], justify="start")])
+    return demo_folder, folder, idle_gap, metadata_only, redact
+
+
+@app.cell
+def _(metadata_only, redact):
+    policy = PrivacyPolicy(ignore=DEFAULT_IGNORE, metadata_only=metadata_only.value,
+                           redact=DEFAULT_REDACTIONS if redact.value else ())
+    mo.accordion({"What is never recorded (ignore patterns)": mo.md(
+        ", ".join(f"`{p}`" for p in policy.ignore) + "; plus the patterns of any `.filegramignore`.")})
+    return (policy,)
+
+
+@app.cell
+def _():
+    start = mo.ui.run_button(label="Start recording")
+    stop = mo.ui.run_button(label="Stop and write trajectories")
+    mo.hstack([start, stop], justify="start")
+    return start, stop
+
+
+@app.cell
+def _(autorun, folder, idle_gap, policy, start):
+    mo.stop(not (start.value or autorun), mo.md("Press **Start recording**, then work in the folder."))
+    if LIVE.get("rec") is not None and LIVE["rec"].state == "running":
+        LIVE["rec"].stop()  # a second start: finish the first recording
+    LIVE["rec"] = Recording(folder.value, WORK / "mine", policy=policy, idle_gap_ms=idle_gap.value * 60_000,
+                            debounce_ms=200).start()
+    recording = LIVE["rec"]
+    mo.md(f"Recording **{recording.folder}** (reads "
+          f"{'are' if recording.status()['reads_observed'] else 'are not'} reported on this platform). "
+          "The table below refreshes every second.")
+    return (recording,)
+
+
+@app.cell
+def _(autorun, demo_folder, recording):
+    # scripted runs do the demo work themselves; in the editor, work in the folder (or press the button)
+    demo = mo.ui.run_button(label="Do the demo work for me (10 steps)")
+    scripted = demo_session(demo_folder, pause=0.3) if autorun and recording.folder == demo_folder.resolve() else []
+    mo.vstack([demo, mo.md(f"Demo steps done: {', '.join(scripted)}" if scripted else "")])
+    return demo, scripted
+
+
+@app.cell
+def _(demo, demo_folder):
+    mo.stop(not demo.value)
+    mo.md("Done: " + ", ".join(demo_session(demo_folder, pause=0.3)))
+    return
+
+
+@app.cell
+def _(recording):
+    refresh = mo.ui.refresh(default_interval="1s", label="live")
+    refresh
+    return (refresh,)
+
+
+@app.cell
+def _(recording, refresh):
+    refresh
+    _frame = observations_frame(recording.tail(25))
+    mo.vstack([mo.md(f"**{recording.status()['observations']} observations** so far (the last 25; "
+                     "`baseline` rows are the files that were already there)"),
+               mo.ui.table(_frame, selection=None)])
+    return
+
+
+@app.cell
+def _(autorun, recording, scripted, stop):
+    _ = scripted  # (stop after the scripted demo work, when there is some)
+    mo.stop(not (stop.value or autorun), mo.md("Press **Stop and write trajectories** when you are done."))
+    written = recording.stop() if recording.state == "running" else (recording.trajectories or [])
+    trajs = fk.clean(fk.load_trajectories(WORK / "mine")).trajectories if written else []
+    mo.md(f"Wrote **{len(written)} session(s)**: " + ", ".join(f"`{p.name}`" for p in written)
+          if written else "Nothing happened in the folder: no session written.")
+    return (trajs,)
+
+
+@app.cell
+def _(trajs):
+    mo.stop(not trajs)
+    _events = fk.events_frame(trajs)
+    mo.vstack([mo.md("**Your behavioral events** (cleaned, paths anonymised), by type:"),
+               mo.ui.table(_events.group_by("event_type").len().sort("len", descending=True), selection=None),
+               mo.ui.table(_events.select("trajectory_id", "event_type", "file_path").head(40), selection=None)])
+    return
+
+
+@app.cell
+def _(smoke, trajs):
+    mo.stop(not trajs)
+    with mo.status.spinner(title="Fingerprinting you and the personas ..."):
+        corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
+        personas, _ = ground_truth(corpus)
+        mine = fk.fingerprints(trajs)
+        theirs = fk.fingerprints(fk.clean(fk.load_trajectories(corpus, progress=False)).trajectories)
+        neighbours = persona_neighbours(mine, theirs, personas, k=3)
+    mo.vstack([mo.md("**Your 17-D fingerprint** per session (paper Table 6):"), mo.ui.table(mine, selection=None)])
+    return (neighbours,)
+
+
+@app.cell
+def _(neighbours):
+    _first = neighbours.filter(pl.col("rank") == 1).select("dimension", "name", "reading", "reading_label",
+                                                            "confidence", "persona", "persona_tier", "distance")
+    mo.vstack([mo.md(r"""
+    **Where you sit among the personas.** `reading` is FileGramOS's calibrated L/M/R reading of your mean
+    fingerprint (the reading its procedural channel gives any user); `persona` is the persona whose mean
+    fingerprint on that dimension's features is nearest, in units of the features' spread over the
+    persona sessions. A short demo session is a thin sample: the reading of one session is noisy.
+    """), mo.ui.table(_first, selection=None),
+        mo.accordion({"The 3 nearest personas per dimension": mo.ui.table(neighbours.drop("features"),
+                                                                          selection=None)})])
+    return
+
+
+@app.cell
+def _():
+    mo.md(r"""
+    ## No live recording? Import your shell history
+
+    `filegram import shell ~/.zsh_history --root ~/work --out data/mine` maps the release's bash rules
+    (`ls` → browse, `mkdir` → dir_create, `mv` → move / rename, `rm` → delete, `cp` → copy, `cat` /
+    `less` / `head` → read, `grep` / `find` → search). Edit the history below and see what it yields;
+    what a history cannot tell (globs, variables, paths outside the root) is counted, never guessed.
+    """)
+    return
+
+
+@app.cell
+def _():
+    history = mo.ui.text_area(full_width=True, rows=8, value="\n".join([
+        ": 1790000000:0;cd ~/work", ": 1790000010:0;ls", ": 1790000020:0;mkdir -p reports/2026",
+        ": 1790000030:0;cat notes.md | grep budget", ": 1790000040:0;vim reports/2026/summary.md",
+        ": 1790000050:0;cp reports/2026/summary.md reports/2026/summary.md.bak",
+        ": 1790000060:0;mv reports/2026/summary.md reports/2026/q3-summary.md", ": 1790000070:0;rm *.tmp"]))
+    history
+    return (history,)
+
+
+@app.cell
+def _(history):
+    _file = WORK / "history.zsh"
+    _file.write_text(history.value + "\n", encoding="utf-8")
+    imported = import_shell_history(_file, root="/home/user/work", home="/home/user")
+    _paths = write_sessions(imported.observations, WORK / "shell", name="shell")
+    _events = fk.events_frame(fk.clean(fk.load_trajectories(_paths[0])).trajectories) if _paths else None
+    mo.vstack([mo.md(f"```\n{imported.report}\n```"), mo.ui.table(observations_frame(imported.observations),
+                                                                    selection=None),
+               mo.ui.table(_events.select("event_type", "file_path"), selection=None) if _events is not None
+               else mo.md("No file operation in this history.")])
+    return
+
+
+if __name__ == "__main__":
+    app.run()
