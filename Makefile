@@ -56,6 +56,7 @@ bench: $(STAMP) ## run the speed/memory benchmarks and rewrite BENCHMARKS.md
 	$(BIN)/python benchmarks/fingerprint.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/memory.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/bench.py --append BENCHMARKS.md
+	$(BIN)/python benchmarks/record.py --append BENCHMARKS.md
 
 clean: ## remove generated data, caches and build leftovers (keeps .venv and figures/)
 	rm -rf data build dist .pytest_cache .ruff_cache *.egg-info

@@ -252,3 +252,16 @@ def test_filegramos_tables_on_the_tiny_corpus(tiny):
     tokens = filegramos_tokens(corpus=tiny)
     stored, query = tokens["ours_mean"].to_list()
     assert stored > query > 0
+
+
+def test_readme_quotes_the_committed_table3_rows():
+    """The README's offline Table 3 rows must be what `filegram reproduce` committed (figures/table03_...)."""
+    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
+    columns = ["AttrRec", "BehavFP", "ProfRec", "BehavInf", "TraceDis", "AnomDet", "ShiftAna", "Proc", "Sem", "Epi",
+               "Avg"]
+    ours = pl.read_csv(FIGURES / "table03_main_results.csv").filter(pl.col("source").str.starts_with("ours"))
+    assert ours.height == 4
+    for row in ours.iter_rows(named=True):
+        quoted = re.search(rf"^\| {re.escape(row['label'])} \|((?: [\d.]+ \|){{11}})$", readme, re.MULTILINE)
+        assert quoted, f"README lacks the Table 3 row of {row['label']}"
+        assert [float(x) for x in quoted.group(1).split("|") if x.strip()] == [row[c] for c in columns]

@@ -72,11 +72,11 @@ class Journal:
         return journal
 
     def append(self, obs: Observation) -> None:
-        self._write([_row(obs)])
+        self._write([obs.to_dict()])
 
     def append_many(self, observations: Iterable[Observation]) -> None:
         """One write and one fsync for the whole batch (the baseline)."""
-        self._write([_row(o) for o in observations])
+        self._write([o.to_dict() for o in observations])
 
     def finalize(self, trajectories: Iterable[Path]) -> None:
         self._write([_final_line(trajectories)])
@@ -96,19 +96,6 @@ class Journal:
         while view:
             view = view[os.write(self._fd, view):]
         os.fsync(self._fd)
-
-
-_COUNTS = ("size", "sibling_count", "files_listed")
-
-
-def _row(obs: Observation) -> dict[str, Any]:
-    """`obs.to_dict()`, keeping counts that are 0 (to_dict's emptiness test drops them: 0 == False)."""
-    row = obs.to_dict()
-    for name in _COUNTS:
-        value = getattr(obs, name)
-        if value is not None and name not in row:
-            row[name] = value
-    return row
 
 
 def _final_line(trajectories: Iterable[Path]) -> dict[str, Any]:

@@ -35,10 +35,27 @@ class FileState:
 
 @dataclass
 class FolderState:
-    """What the recorded folder holds, as far as the observations tell (survives session splits)."""
+    """What the recorded folder holds, as far as the observations tell (survives session splits).
+
+    Change `files` through `put` / `pop` (they keep the content-hash index copy detection uses), so
+    a long recording costs the same per observation at its end as at its start.
+    """
 
     files: dict[str, FileState] = field(default_factory=dict)
     dirs: set[str] = field(default_factory=set)
+    _by_hash: dict[str, set[str]] = field(default_factory=dict)
+
+    def put(self, path: str, state: FileState) -> None:
+        self.pop(path)
+        self.files[path] = state
+        if state.content_hash:
+            self._by_hash.setdefault(state.content_hash, set()).add(path)
+
+    def pop(self, path: str) -> FileState | None:
+        state = self.files.pop(path, None)
+        if state is not None and state.content_hash:
+            self._by_hash.get(state.content_hash, set()).discard(path)
+        return state
 
     def under(self, rel_dir: str) -> list[str]:
         prefix = rel_dir.rstrip("/") + "/"
@@ -46,9 +63,7 @@ class FolderState:
 
     def copy_source(self, digest: str | None, dest: str) -> str | None:
         """An existing file with the same bytes as a new one (the oldest such file)."""
-        if not digest:
-            return None
-        same = [p for p, f in self.files.items() if f.content_hash == digest and p != dest]
+        same = [p for p in self._by_hash.get(digest or "", ()) if p != dest]
         return min(same, key=lambda p: (self.files[p].first_seen_ms or 0.0, p)) if same else None
 
     def children(self, rel_dir: str) -> int:
@@ -57,18 +72,20 @@ class FolderState:
         return sum(1 for p in [*self.files, *self.dirs] if PurePosixPath(p).parent == parent)
 
     def move(self, old: str, new: str) -> None:
-        if old in self.files:
-            self.files[new] = self.files.pop(old)
+        if old in self.files:  # a file has nothing inside it
+            self.put(new, self.pop(old))
+            return
         prefix = old.rstrip("/") + "/"
         for path in self.under(old):
-            self.files[new + "/" + path[len(prefix):]] = self.files.pop(path)
+            self.put(new + "/" + path[len(prefix):], self.pop(path))
         moved = {d for d in self.dirs if d == old or d.startswith(prefix)}
         self.dirs = (self.dirs - moved) | {new + d[len(old):] for d in moved}
 
     def remove(self, rel: str) -> None:
-        self.files.pop(rel, None)
+        if self.pop(rel) is not None:
+            return
         for path in self.under(rel):
-            del self.files[path]
+            self.pop(path)
         self.dirs = {d for d in self.dirs if d != rel and not d.startswith(rel.rstrip("/") + "/")}
 
 
@@ -112,7 +129,7 @@ class SessionRecorder(Recorder):
             self._write(obs, "create" if known is None else "overwrite", known)
         first = known.first_seen_ms if known is not None and known.first_seen_ms is not None else self.clock.now()
         self._first_seen.setdefault(obs.path, first)
-        self.state.files[obs.path] = FileState(obs.content, obs.content_hash, obs.size, first)
+        self.state.put(obs.path, FileState(obs.content, obs.content_hash, obs.size, first))
 
     def _write(self, obs: Observation, operation: str, known: FileState | None) -> None:
         """file_write from an observation (content may be unknown: the hash and size still count)."""
@@ -163,7 +180,7 @@ class SessionRecorder(Recorder):
         self.file_copy(obs.path, obs.dest)
         known = self.state.files.get(obs.path)
         if known is not None:
-            self.state.files[obs.dest] = FileState(known.content, known.content_hash, known.size, self.clock.now())
+            self.state.put(obs.dest, FileState(known.content, known.content_hash, known.size, self.clock.now()))
 
     def _on_delete(self, obs: Observation) -> None:
         self.file_delete(obs.path)

@@ -136,11 +136,22 @@ class _Mapper:
             (self.dirs if is_dir else self.files).add(rel)
             (self.files if is_dir else self.dirs).discard(rel)
 
+    # Invariant: a path with anything known inside it is in `dirs` (note() adds ancestors, relocate()
+    # adds the destination's), so a path outside `dirs` needs no scan: long histories stay linear.
     def forget(self, rel: str) -> None:
-        for known in (self.dirs, self.files):
-            known -= {p for p in known if p == rel or p.startswith(rel + "/")}
+        self.files.discard(rel)
+        if rel in self.dirs:
+            for known in (self.dirs, self.files):
+                known -= {p for p in known if p == rel or p.startswith(rel + "/")}
 
     def relocate(self, src: str, dest: str, *, keep: bool) -> None:
+        self.dirs.update(_ancestors(dest))
+        if src not in self.dirs:
+            if src in self.files:
+                if not keep:
+                    self.files.discard(src)
+                self.files.add(dest)
+            return
         for known in (self.dirs, self.files):
             moved = {p for p in known if p == src or p.startswith(src + "/")}
             if not keep:

@@ -127,7 +127,7 @@ def write_sessions(observations: Iterable[Observation], out: str | Path, *, name
         if obs.is_dir:
             state.dirs.add(obs.path)
         else:
-            state.files[obs.path] = FileState(obs.content, obs.content_hash, obs.size, obs.extra.get("mtime_ms"))
+            state.put(obs.path, FileState(obs.content, obs.content_hash, obs.size, obs.extra.get("mtime_ms")))
     signal, taken, written = Path(out) / "signal", set(), []
     for index, session in enumerate(sessions):
         tid = _unique_id(session, name, taken)
