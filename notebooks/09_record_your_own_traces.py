@@ -90,9 +90,12 @@ def _():
 
 @app.cell
 def _(autorun, folder, idle_gap, policy, start):
-    mo.stop(not (start.value or autorun), mo.md("Press **Start recording**, then work in the folder."))
-    if LIVE.get("rec") is not None and LIVE["rec"].state == "running":
-        LIVE["rec"].stop()  # a second start: finish the first recording
+    _running = LIVE.get("rec") is not None and LIVE["rec"].state == "running"
+    if _running:  # a new start, or a changed setting: finish the current recording first (its sessions are kept)
+        LIVE["rec"].stop()
+    mo.stop(not (start.value or autorun), mo.md("Press **Start recording**, then work in the folder."
+                                                + (" (Changing a setting stopped and saved the last recording.)"
+                                                   if _running else "")))
     LIVE["rec"] = Recording(folder.value, WORK / "mine", policy=policy, idle_gap_ms=idle_gap.value * 60_000,
                             debounce_ms=200).start()
     recording = LIVE["rec"]
