@@ -51,12 +51,15 @@ def test_import_shell_without_root_and_a_bad_log_row_are_clear_errors(tmp_path, 
 
 
 def _when_started(out: Path, action) -> threading.Thread:
-    """Run `action` once the recording's journal exists (the baseline is then taken)."""
+    """Run `action` once the recording's journal holds the baseline (written after the observer started)."""
+    def started() -> bool:
+        journals = list((out / ".journal").glob("*.jsonl"))
+        return bool(journals) and len(journals[0].read_text(encoding="utf-8").splitlines()) >= 2
+
     def run() -> None:
-        deadline = time.monotonic() + 30
-        while not list((out / ".journal").glob("*.jsonl")) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30  # a guard against hanging, not a speed assertion
+        while not started() and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.2)
         action()
 
     thread = threading.Thread(target=run)
