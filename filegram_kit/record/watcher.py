@@ -50,6 +50,10 @@ def make_observer(backend: str = "auto", *, poll_interval: float = 1.0) -> tuple
     if backend == "inotify" or (backend == "auto" and sys.platform.startswith("linux")):
         from watchdog.observers.inotify import InotifyObserver
 
+        # watchdog's inotify backend warns when a quickly nested new folder (`mkdir -p a/b`) gets its watch
+        # twice; it replaces the first watch and nothing is lost, so the warning is only noise for users
+        warnings.filterwarnings("ignore", message=r"Callback with id .* already exists", category=RuntimeWarning,
+                                module=r"watchdog\.observers\.inotify")
         # full events: a move from/to outside the folder arrives as a move with one empty end
         return InotifyObserver(generate_full_events=True), True
     from watchdog.observers import Observer
