@@ -15,9 +15,9 @@ from pathlib import Path
 import polars as pl
 
 from .cli_output import emit as _emit
+from .schema import EVENT_CATEGORY, RETAINED_EVENT_TYPES
 
-BEHAVIOURAL_COLUMNS = ("file_read", "file_write", "file_edit", "dir_create", "file_move", "file_rename",
-                       "file_copy", "file_delete", "file_browse", "file_search")
+ATOMIC_ACTIONS = tuple(t for t in RETAINED_EVENT_TYPES if EVENT_CATEGORY[t] != "flow")  # derived flow events left out
 
 
 def written_table(paths: list[Path]) -> pl.DataFrame:
@@ -30,7 +30,7 @@ def written_table(paths: list[Path]) -> pl.DataFrame:
         counts = Counter(e.event_type for e in traj.events)
         times = [e.timestamp for e in traj.events if e.is_behavioral] or [0.0]
         rows.append({"trajectory": traj.id, "minutes": round((max(times) - min(times)) / 60_000, 1),
-                     **{c: counts.get(c, 0) for c in BEHAVIOURAL_COLUMNS}})
+                     **{c: counts.get(c, 0) for c in ATOMIC_ACTIONS}})
     return pl.DataFrame(rows)
 
 

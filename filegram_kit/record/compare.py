@@ -18,12 +18,8 @@ import numpy as np
 import polars as pl
 
 from ..fingerprint import FEATURES
-from ..memory.filegramos.calibration import Calibration, dimension_features, load_calibration
+from ..memory.filegramos.calibration import Calibration, dimension_features, load_calibration, profile_means
 from ..schema import DIMENSION_CODES, DIMENSIONS, Profile
-
-
-def _means(fp: pl.DataFrame, by: str) -> pl.DataFrame:
-    return fp.group_by(by, maintain_order=True).agg(pl.col(list(FEATURES)).mean()).sort(by)
 
 
 def persona_neighbours(user_fp: pl.DataFrame, persona_fp: pl.DataFrame, personas: Mapping[str, Profile] | None = None,
@@ -37,7 +33,7 @@ def persona_neighbours(user_fp: pl.DataFrame, persona_fp: pl.DataFrame, personas
         raise ValueError("persona_neighbours: persona_fp needs fingerprint rows with a profile_id column")
     user = user_fp.select(pl.col(list(FEATURES)).mean()).row(0, named=True)
     readings = {r.dimension: r for r in (calibration or load_calibration()).read(user)}
-    means = _means(persona_fp, "profile_id")
+    means = profile_means(persona_fp)
     spread = persona_fp.select(pl.col(list(FEATURES)).std(ddof=1)).row(0, named=True)
     rows = []
     for code in DIMENSION_CODES:
