@@ -17,12 +17,12 @@ FIELDS = ("question_id", "track", "sub_track", "sub_class", "channel", "profile_
 CHANNELS = ("procedural", "semantic", "episodic")
 # sub_track -> (track, paper column, paper count, options per item (min, max); (0, 0) = free-form)
 SUB_TRACKS: dict[str, tuple[str, str, int, tuple[int, int]]] = {
-    "attribute_recognition": ("T1_understanding", "AttrRec", 326, (3, 4)),
+    "attribute_recognition": ("T1_understanding", "AttrRec", 326, (2, 3)),
     "behavioral_fingerprint": ("T1_understanding", "BehavFP", 560, (4, 4)),
     "profile_reconstruction": ("T1_understanding", "ProfRec", 320, (0, 0)),
     "behavioral_inference": ("T2_reasoning", "BehavInf", 560, (4, 4)),
     "trace_disentanglement": ("T2_reasoning", "TraceDis", 1134, (2, 4)),
-    "anomaly_detection": ("T3_detection", "AnomDet", 815, (5, 6)),
+    "anomaly_detection": ("T3_detection", "AnomDet", 815, (4, 6)),
     "shift_analysis": ("T3_detection", "ShiftAna", 288, (3, 6)),
 }
 TRACKS = ("T1_understanding", "T2_reasoning", "T3_detection", "T4_multimodal")
