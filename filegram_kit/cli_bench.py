@@ -1,4 +1,4 @@
-"""`filegram bench build|show|summary`, `filegram eval` and `filegram results`: FileGramBench from the shell."""
+"""`filegram bench build|audit|show|summary`, `filegram eval` and `filegram results`: FileGramBench from the shell."""
 
 from __future__ import annotations
 
@@ -9,18 +9,58 @@ from pathlib import Path
 from .cli_output import emit as _emit
 
 
+def _print_audit(report) -> int:
+    """Print the audit table; 1 (and the failing sub-tasks on stderr) when a sub-task fails."""
+    _emit(report.table.drop("reasons"), "table")
+    if report.passed:
+        print("audit passed: no sub-task is answerable from its options, its key position or its sessions' "
+              "tasks, and the ideal observer of the traces agrees with every key it checks")
+        return 0
+    for sub_track, why in report.reasons().items():
+        print(f"audit FAILED: {sub_track}: {why}", file=sys.stderr)
+    return 1
+
+
 def cmd_bench_build(args: argparse.Namespace) -> int:
-    from .bench.generate import build_items
+    import polars as pl
+
+    from .bench.audit import audit_items
+    from .bench.facts import corpus_facts
+    from .bench.generate import build_items_with_report
     from .bench.items import paper_comparison, write_items
 
     if not args.corpus.is_dir():
         raise FileNotFoundError(f"{args.corpus}: no such corpus folder (build one with `filegram corpus --out DIR`)")
-    items = build_items(args.corpus, seed=args.seed)
+    items, reports = [], []
+    for seed in args.seeds or [args.seed]:
+        built, report = build_items_with_report(args.corpus, seed=seed)
+        items += built
+        reports += [{"seed": seed, **r.__dict__} for r in report]
     path = write_items(items, args.out)
     table = paper_comparison(items)
     _emit(table.select("track", "abbr", "sub_track", "ours", "paper_count", "note"), "table")
+    print("\ndrafts per sub-task: redrawn = the evidence did not support the key (ideal observer or oracle)")
+    _emit(pl.DataFrame(reports), "table")
     print(f"wrote {len(items)} items to {path} (paper: {table['paper_count'].sum():,} over 4 tracks)")
-    return 0
+    if args.no_audit:
+        return 0
+    print("\naudit (choices-only adversary, key position, task prior, ideal observer):")
+    return _print_audit(audit_items(items, corpus_facts(args.corpus)))
+
+
+def cmd_bench_audit(args: argparse.Namespace) -> int:
+    from .bench.audit import audit_items
+    from .bench.facts import corpus_facts
+    from .bench.items import load_items
+
+    facts = None
+    if args.corpus is not None:
+        if not args.corpus.is_dir():
+            raise FileNotFoundError(f"{args.corpus}: no such corpus folder")
+        facts = corpus_facts(args.corpus)
+    else:
+        print("(no --corpus: the observer-agreement and task-prior checks are skipped)")
+    return _print_audit(audit_items(load_items(args.file), facts))
 
 
 def _show_item(item) -> str:
@@ -68,7 +108,18 @@ def add_bench(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", type=Path, required=True, metavar="DIR", help="corpus root (from `filegram corpus`)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE", help="items file to write (.parquet)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=int, nargs="+", metavar="S", help="build one item set per seed into one file "
+                   "(ids carry the seed; the sets share input sets, so one evaluation ingests each once)")
+    p.add_argument("--no-audit", action="store_true", help="skip the validity audit (it exits 1 when a sub-task "
+                   "fails)")
     p.set_defaults(func=cmd_bench_build)
+
+    p = actions.add_parser("audit", help="can the items be answered without the traces? choices-only adversary, "
+                           "key position, task prior and observer agreement per sub-task (exit 1 on a failure)")
+    p.add_argument("file", type=Path, help="items parquet, the official bank (file or folder) or .jsonl")
+    p.add_argument("--corpus", type=Path, metavar="DIR", help="the corpus the items were built from (for the "
+                   "observer and task-prior checks)")
+    p.set_defaults(func=cmd_bench_audit)
 
     p = actions.add_parser("show", help="print items readably: question, lettered choices, correct answer")
     p.add_argument("file", type=Path, help="items parquet, the official bank (file or folder) or .jsonl")
@@ -92,10 +143,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.corpus.is_dir():
         raise FileNotFoundError(f"{args.corpus}: no such corpus folder (build one with `filegram corpus --out DIR`)")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    frame = evaluate(load_items(args.items), args.corpus, methods, backend=args.backend, out=args.out,
+    items = load_items(args.items)
+    frame = evaluate(items, args.corpus, methods, backend=args.backend, out=args.out,
                      seed=args.seed, workers=args.workers, limit=args.limit, retry_errors=args.retry_errors,
                      executor=args.executor)
     print(format_table3(table3(frame)), end="")
+    if args.controls != "none":
+        from .bench.controls import CONTROLS, evaluate_controls
+        from .bench.harness import select
+
+        chosen = list(CONTROLS) if args.controls == "all" else [c.strip() for c in args.controls.split(",")]
+        written = evaluate_controls(select(items, args.limit), args.corpus, out=args.out, controls=chosen,
+                                    backend=args.backend, seed=args.seed)
+        print(f"controls {', '.join(chosen)}: {written} new rows (see `filegram results {args.out}`)")
     errors = frame["error"].is_not_null().sum()
     print(f"{frame.height} rows ({errors} with errors) in {args.out / 'results.jsonl'}; "
           f"manifest {args.out / 'manifest.json'}")
@@ -104,12 +164,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from .bench.harness import load_results
+    from .bench.readout import format_readout, readout, split_controls
     from .bench.score import format_table3, side_by_side, table3
 
-    ours = table3(load_results(args.dir))
+    rows = load_results(args.dir)
+    methods, _ = split_controls(rows)
+    ours = table3(methods)
     if args.format != "table":
-        _emit(ours, args.format)
+        _emit(table3(rows), args.format)
         return 0
+    seeds = sorted(s for s in rows["item_seed"].unique().to_list() if s is not None)
+    print(format_readout(readout(rows, n_boot=args.bootstrap), seeds=seeds))
     print(f"Table 3 layout: our rows from {args.dir}, then the paper's printed rows (Gemini 2.5-Flash reader; "
           "its Avg also covers Track 4, ours is the mean of the sub-task columns)\n")
     print(format_table3(side_by_side(ours, paper_label="paper (printed)")), end="")
@@ -131,8 +196,13 @@ def add_eval(sub, fmt: argparse.ArgumentParser) -> None:
                    "processes (CPU-bound offline runs: ~1.5x faster on 2 cores)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retry-errors", action="store_true", help="recompute rows that hold an exception error")
+    p.add_argument("--controls", default="all", metavar="LIST", help="control rows to add: all (default), none, or "
+                   "a comma-separated subset of choices_only,observer,oracle,oracle_context (oracle_context asks "
+                   "the reader: with an API backend it costs calls)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("results", parents=[fmt], help="paper Table 3 from a results folder, with the paper's rows")
     p.add_argument("dir", type=Path, help="results folder of `filegram eval` (or its results.jsonl)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="persona bootstrap replicates for the "
+                   "CIs (default 1000)")
     p.set_defaults(func=cmd_results)

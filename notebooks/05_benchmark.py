@@ -10,11 +10,15 @@ with app.setup:
     import marimo as mo
     import polars as pl
 
+    from filegram_kit.bench.audit import audit_items
+    from filegram_kit.bench.controls import evaluate_controls
+    from filegram_kit.bench.facts import corpus_facts
     from filegram_kit.bench.generate import build_items
-    from filegram_kit.bench.harness import evaluate, select
+    from filegram_kit.bench.harness import evaluate, load_results, select
     from filegram_kit.bench.inputs import TrajectoryStore
     from filegram_kit.bench.items import paper_comparison, summary
     from filegram_kit.bench.schema import TRACKS
+    from filegram_kit.bench.readout import format_readout, readout
     from filegram_kit.bench.score import PAPER_TABLE3, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small
@@ -116,6 +120,33 @@ def _(items):
 
 
 @app.cell
+def _(corpus, items):
+    with mo.status.spinner(title="Auditing the items (a choices-only model is trained per sub-task) ..."):
+        audit = audit_items(items, corpus_facts(corpus))
+    _verdict = ("**Every sub-task passes.**" if audit.passed else
+                "**Failing:** " + "; ".join(f"{k}: {v}" for k, v in audit.reasons().items()))
+    mo.vstack([mo.md(r"""
+    ### Could the items be answered without the traces?
+    A benchmark number means something only if the evidence is needed to reach it. Per sub-task (and
+    sub-class), `bench.audit` asks:
+
+    - **choices_only**: a logistic regression that sees only the options (words, overlap between options,
+      letter), trained on *other personas'* items and tested on held-out ones. The old items leaked
+      (shift direction 100%, perturbation 83%, portraits 63% from the options alone).
+    - **key_position**: the best "always pick option k"; **task_prior**: "pick the session whose task was
+      most often the key for other personas" (where options are sessions, a reader sees their tasks).
+    - **observer**: how often the ideal observer of the traces (what each session really showed) picks
+      the key. Items it cannot answer clearly are redrawn when the items are built.
+
+    A sub-task fails when a check beats chance by more than max(5 points, 2.5 standard errors), or the
+    observer agrees with fewer than 97% of keys; `filegram bench build` then exits non-zero. A choices-only
+    score *below* chance is the signature of a balanced design under leave-persona-out training, not a
+    leak. Sub-class rows are shown to find a leak but do not gate (they are small).
+    """), mo.md(_verdict), mo.ui.table(audit.table, selection=None, page_size=20)])
+    return
+
+
+@app.cell
 def _(items):
     track = mo.ui.dropdown(options=[t for t in TRACKS if any(i.track == t for i in items)],
                            value=items[0].track, label="Track")
@@ -204,10 +235,25 @@ def _(autorun, backend_choice, corpus, items, limit, run, smoke):
                            workers=1 if smoke else 2, executor="process" if _parallel else "thread",
                            progress=not smoke)
     answered = select(items, limit.value)
+    with mo.status.spinner(title="Control rows (choices-only, observer, oracle, oracle context) ..."):
+        evaluate_controls(answered, corpus, out=results_dir, backend=backend_choice.value)
+    all_rows = load_results(results_dir).filter(pl.col("question_id").is_in([i.question_id for i in answered]))
     ours = table3(results)
     mo.md(f"**{results.height:,} rows** ({len(answered)} items x {len(METHODS)} methods), "
           f"{int(results['error'].is_not_null().sum())} with an error, in `{results_dir}`.")
-    return answered, ours
+    return all_rows, answered, ours
+
+
+@app.cell
+def _(all_rows):
+    mo.vstack([mo.md(r"""
+    ### With confidence intervals, paired differences and controls
+    Items about one persona share its traces, so the CIs resample **personas**, not items. Differences
+    from FileGramOS are computed on the same items (paired). The controls are reference points, never
+    ranked: a method near **choices_only** learnt nothing from memory; **oracle_context** is the shared
+    reader handed the ground truth as text, the ceiling of this reader with a perfect memory.
+    """), mo.md(format_readout(readout(all_rows, n_boot=500)))])
+    return
 
 
 @app.cell
@@ -236,7 +282,7 @@ def _(backend_choice, ours):
 def _(answered, ours):
     _bars = bv.subtask_bars(ours, answered)
     mo.vstack([mo.md("### By sub-task\nChance per sub-task = the mean of 1 / options over the items answered "
-                     "(T3 items have 5-6 options, so their chance is low)."),
+                     "(T3 items have 4-6 options, so their chance is low)."),
                _bars.figure, mo.accordion({"Numbers": mo.ui.table(_bars.data, selection=None)})])
     return
 
@@ -247,7 +293,7 @@ def _(smoke):
     knows_run = mo.ui.run_button(label="Compare")
     mo.vstack([mo.md(r"""
     ## Where the offline reader fails
-    Anomaly Detection asks which of 5-6 sessions was not done by this user (an impostor), or in which one
+    Anomaly Detection asks which of 4-6 sessions was not done by this user (an impostor), or in which one
     they behaved unlike themselves (a perturbation). FileGramOS scores every session's deviation from the
     user's own centroid (paper Eq. 1) while ingesting, so it *knows* a ranking of how unusual each session
     is. Here, for a handful of items spread over the sub-task: the rank of the correct session in the

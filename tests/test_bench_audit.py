@@ -112,3 +112,12 @@ def test_sessions_whose_task_gives_the_key_away_fail_the_task_prior_check(genera
     assert report.table["task_prior"][0] == 100.0
     assert report.failed == ["anomaly_detection"]
     assert "task prior" in report.reasons()["anomaly_detection"]
+
+
+def test_items_with_other_option_counts_in_the_held_out_fold_are_answered():
+    """A held-out persona whose items have more options than any training item's (a small corpus)."""
+    items = exchangeable(120)
+    wide = [_item(1000 + k, "behavioral_inference", [*i.choices, "aspect0 golf"], i.answer_index, 99)
+            for k, i in enumerate(items[:12])]
+    report = audit_items(items + wide)
+    assert report.table["items"][0] == 132

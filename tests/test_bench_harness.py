@@ -319,10 +319,16 @@ def test_cli_eval_and_results(tiny, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| FileGramOS | offline/offline-v1 |" in printed
     rows = lines(out)
-    per_sub_track = {}
+    per_sub_track, controls = {}, {}
     for r in rows:
-        per_sub_track[r["sub_track"]] = per_sub_track.get(r["sub_track"], 0) + 1
+        if r["control"]:
+            controls[r["method"]] = controls.get(r["method"], 0) + 1
+        else:
+            per_sub_track[r["sub_track"]] = per_sub_track.get(r["sub_track"], 0) + 1
     assert per_sub_track == {"attribute_recognition": 2, "behavioral_fingerprint": 2, "profile_reconstruction": 2}
+    # the controls answer the same items: the three that choose among options skip the free-form ones
+    assert controls == {"choices_only": 4, "observer": 4, "oracle": 4, "oracle_context": 6}
+    assert all(r["profile_id"] and r["item_seed"] == 0 for r in rows)
     assert json.loads((out / "manifest.json").read_text())["corpus"]["engine"] is not None
     before = (out / "results.jsonl").read_bytes()
     assert main(argv) == 0 and (out / "results.jsonl").read_bytes() == before  # a rerun only resumes

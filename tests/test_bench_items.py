@@ -311,8 +311,12 @@ def fake_generator(monkeypatch):
         calls.append((str(corpus), seed))
         return balanced()
 
+    def build_items_with_report(corpus, *, seed=0, progress=None):
+        return build_items(corpus, seed=seed, progress=progress), []
+
     module = types.ModuleType("filegram_kit.bench.generate")
     module.build_items = build_items
+    module.build_items_with_report = build_items_with_report
     monkeypatch.setitem(sys.modules, "filegram_kit.bench.generate", module)
     return calls
 
@@ -320,7 +324,8 @@ def fake_generator(monkeypatch):
 def test_cli_build_writes_items_and_compares_with_the_paper(tmp_path, capsys, fake_generator):
     (tmp_path / "corpus").mkdir()
     out = tmp_path / "items.parquet"
-    assert main(["bench", "build", "--corpus", str(tmp_path / "corpus"), "--out", str(out), "--seed", "3"]) == 0
+    assert main(["bench", "build", "--corpus", str(tmp_path / "corpus"), "--out", str(out), "--seed", "3",
+                 "--no-audit"]) == 0
     assert fake_generator == [(str(tmp_path / "corpus"), 3)]
     assert load_items(out) == balanced()
     printed = capsys.readouterr().out

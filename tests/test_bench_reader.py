@@ -48,6 +48,50 @@ def test_free_form_items_are_judged_on_a_1_to_5_scale_rescaled_to_100():
     assert good.score == likert_to_100(good.likert) and likert_to_100(1) == 0 and likert_to_100(5) == 100
 
 
+def profrec(metadata, correct="directory style: Nested, 3+ levels") -> Item:
+    return Item("q3", "T1_understanding", "profile_reconstruction", "attribute", "procedural", "p1", ("t",),
+                "Describe this user's directory style (how they arrange folders) as observed in their file-system "
+                "behaviour.", (), correct, metadata)
+
+
+def test_profile_items_with_an_attribute_are_judged_on_the_value_not_the_words():
+    item = profrec({"attribute": "directory_style", "tier": "L"})
+    right = answer(item, Context("Outputs sit in deeply nested folders, three or more levels deep."), backend=BACKEND)
+    neighbour = answer(item, Context("The user creates a few folders one or two levels deep."), backend=BACKEND)
+    opposite = answer(item, Context("The user keeps every file flat in the workspace root."), backend=BACKEND)
+    echo = answer(item, Context("directory style"), backend=BACKEND)
+    assert right.likert >= 4 and neighbour.likert == 3 and opposite.likert == 1 and echo.likert == 1
+    assert echo.score == 0.0 and right.score == likert_to_100(right.likert)
+    assert "reference L (Nested, 3+ levels)" in right.rationale
+
+
+def test_without_a_tier_the_reference_value_is_read_from_the_correct_field():
+    with_tier = profrec({"attribute": "directory_style", "tier": "R"}, correct="directory style: Flat, root only")
+    without = profrec({"attribute": "directory_style"}, correct="directory style: Flat, root only")
+    context = Context("The user keeps every file flat in the workspace root.")
+    assert answer(with_tier, context, backend=BACKEND).likert == answer(without, context, backend=BACKEND).likert >= 4
+
+
+def test_the_value_judge_goes_through_the_backends_typed_task():
+    from filegram_kit.llm.prompting import Completion, PromptBackend
+
+    class Judge(PromptBackend):
+        name, prompts = "judge", []
+
+        def _complete(self, prompt, *, json_mode):
+            self.prompts.append(prompt)
+            if "ANSWER:\n" in prompt and "REFERENCE VALUE" in prompt:
+                return Completion('{"score": 4, "rationale": "asserts nested folders"}')
+            return Completion("The folders are nested three levels deep.")
+
+    backend = Judge()
+    got = answer(profrec({"attribute": "directory_style", "tier": "L"}), Context("ctx"), backend=backend)
+    assert got.likert == 4 and got.score == 75.0 and got.rationale == "asserts nested folders"
+    judge_prompt = backend.prompts[-1]
+    assert "Nested, 3+ levels | Adaptive, 1–2 | Flat, root only" in judge_prompt
+    assert "REFERENCE VALUE: Nested, 3+ levels" in judge_prompt and "three levels deep" in judge_prompt
+
+
 def test_a_reply_that_does_not_parse_is_an_error_not_a_guess():
     from filegram_kit.llm.prompting import Completion, PromptBackend
 
@@ -81,3 +125,22 @@ def test_inputs_are_anonymous_and_interleaving_merges_both_sessions(tmp_path):
         merged.events
     plain = materialise(replace(item, metadata={}), store)
     assert [t.id for t in plain] == ["T-05", "T-05"]
+
+
+def test_sessions_named_by_the_options_reach_the_memory_under_those_labels_in_item_order(tmp_path):
+    from filegram_kit.bench.harness import input_set, trajectory_ids
+
+    a = make(tmp_path / "m", "p1_methodical_T-05", [read("a.md")])
+    b = make(tmp_path / "m", "p3_efficient_executor_T-07", [read("c.md")])
+    save_trajectories([a, b], tmp_path / "corpus", progress=False)
+    store = TrajectoryStore(tmp_path / "corpus")
+    ids = ("p3_efficient_executor_T-07", "p1_methodical_T-05")
+    labels = {ids[0]: "Session 1", ids[1]: "Session 2"}
+    item = replace(mcq(), input_trajectories=ids, metadata={"labels": labels})
+    got = materialise(item, store)
+    assert [t.id for t in got] == ["Session 1", "Session 2"] and [t.task_id for t in got] == ["T-07", "T-05"]
+    assert all(t.profile_id is None for t in got)
+    # the labels are part of the input set: the same sessions under other labels are another memory
+    relabelled = replace(item, metadata={"labels": {ids[0]: "Session 2", ids[1]: "Session 1"}})
+    assert input_set(item) != input_set(relabelled)
+    assert trajectory_ids(input_set(item)) == ids

@@ -93,7 +93,7 @@ class Prediction:
     correct: bool
 
 
-def _design(items: list[Item], vectorizer) -> sparse.csr_matrix:
+def _design(items: list[Item], vectorizer, most: int) -> sparse.csr_matrix:
     """Centred option rows: words (from `vectorizer`), structure, letter, option count."""
     texts, owner = _text_features(items)
     bag = vectorizer.transform(texts).astype(np.float64).tocsr()
@@ -103,7 +103,6 @@ def _design(items: list[Item], vectorizer) -> sparse.csr_matrix:
     means = sparse.csr_matrix((np.ones(len(owner)) / counts[owner], (owner, np.arange(len(owner)))),
                               shape=(len(items), len(owner))) @ bag
     centred = bag - means[owner]
-    most = max(len(i.choices) for i in items)
     extra = []
     for item in items:
         n = len(item.choices)
@@ -124,12 +123,13 @@ def _fit_predict(train: list[Item], test: list[Item]) -> list[int]:
     texts, _ = _text_features(train)
     vectorizer = CountVectorizer(ngram_range=(1, 2), binary=True, token_pattern=r"\S+", min_df=1)
     vectorizer.fit(texts)
-    x, y = _design(train, vectorizer), _labels(train)
+    most = max(len(i.choices) for i in [*train, *test])  # letter features: train and test alike
+    x, y = _design(train, vectorizer, most), _labels(train)
     if y.min() == y.max():
         return [0 for _ in test]
     model = LogisticRegression(C=C, max_iter=2000, solver="liblinear")
     model.fit(x, y)
-    scores = model.decision_function(_design(test, vectorizer))
+    scores = model.decision_function(_design(test, vectorizer, most))
     out, start = [], 0
     for item in test:
         n = len(item.choices)

@@ -29,6 +29,7 @@ from .drafts import Draft, distance, input_order, pick
 from .facts import CorpusFacts
 
 IMPOSTOR_CONTEXT, PERTURBATION_CONTEXT, SHIFT_CONTEXT = 5, 3, 5
+MIN_IMPOSTOR_SESSIONS = 4  # a small corpus (few tasks) gets impostor items of 4-5 sessions
 IMPOSTOR_TRIES = 60  # impostor drafts per persona, before the evidence check
 PERTURBATION_VARIANTS, SHIFT_VARIANTS = 4, 3  # context draws per perturbed session
 SHIFTED_OPTIONS, DIRECTION_OPTIONS, CHANGE_OPTIONS = 4, 3, 4
@@ -37,9 +38,13 @@ CHANGES = tuple((d, a, b) for d in DIMENSION_CODES for a, b in DIRECTIONS)
 
 
 def session_draft(sub_class: str, facts: CorpusFacts, pid: str, sessions: list[str], answer: str,
-                  metadata: dict) -> Draft:
-    """An item whose options are the input sessions, by label, in the memory's (neutral) order."""
+                  metadata: dict, position: int | None = None) -> Draft:
+    """An item whose options are the input sessions, by label, in the memory's (neutral) order; with
+    `position`, the answer is moved there (the others keep their neutral order)."""
     inputs = input_order(sessions)
+    if position is not None:
+        rest = [t for t in inputs if t != answer]
+        inputs = (*rest[:position], answer, *rest[position:])
     labels = {tid: tpl.session_label(k + 1) for k, tid in enumerate(inputs)}
     question = tpl.QUESTIONS[sub_class].format(n=len(inputs))
     return Draft("anomaly_detection", sub_class, "episodic", pid, inputs, question,
@@ -73,9 +78,9 @@ def impostor_items(facts: CorpusFacts, rng: np.random.Generator) -> list[Draft]:
             mine = {facts.task_of[t]: t for t in facts.normal(pid)}
             theirs = {facts.task_of[t]: t for t in facts.normal(other)}
             tasks = sorted(t for t in mine if t in theirs and differ & set(facts.active(t)))
-            if len(tasks) < IMPOSTOR_CONTEXT + 1:
+            if len(tasks) < MIN_IMPOSTOR_SESSIONS:
                 continue
-            chosen = pick(rng, tasks, IMPOSTOR_CONTEXT + 1)
+            chosen = pick(rng, tasks, IMPOSTOR_CONTEXT + 1)  # fewer sessions in a small corpus
             odd = chosen[int(rng.integers(len(chosen)))]
             intruder = theirs[odd]
             context = [mine[t] for t in chosen if t != odd]
@@ -99,7 +104,7 @@ def perturbation_items(facts: CorpusFacts, rng: np.random.Generator) -> list[Dra
     """The perturbed session among the user's normal sessions on perturbation candidate tasks only: the
     engine perturbs no other task, so a session on one would be a giveaway by its task."""
     drafts = []
-    for tid, shift in facts.shifts.items():
+    for k, (tid, shift) in enumerate(sorted(facts.shifts.items())):
         pid = facts.persona_of.get(tid)
         if pid is None:
             continue
@@ -108,8 +113,10 @@ def perturbation_items(facts: CorpusFacts, rng: np.random.Generator) -> list[Dra
             continue
         for _ in range(PERTURBATION_VARIANTS):
             context = pick(rng, candidates, PERTURBATION_CONTEXT)
+            # few perturbed sessions: the key's position cycles (by the schedule, not the seed, so every
+            # seed orders a set alike and shares its ingest) instead of trusting a hash to spread it
             drafts.append(session_draft("perturbation", facts, pid, [*context, tid], tid,
-                                        {"dimension": shift.dimension}))
+                                        {"dimension": shift.dimension}, position=k % (PERTURBATION_CONTEXT + 1)))
     return drafts
 
 

@@ -76,9 +76,24 @@ def resolve_methods(methods: Iterable[str] | Mapping[str, Mapping[str, Any] | No
 
 
 def input_set(item: Item) -> tuple[str, ...]:
-    """What a memory is built from: the interleaved pair (in order) or the set of trajectory ids (sorted)."""
+    """What a memory is built from: the interleaved pair (in order), the labelled sessions (id=label, in
+    order: the labels are part of what is ingested) or the set of trajectory ids (sorted)."""
     pair = item.metadata.get("interleave")
-    return ("interleave", *pair) if pair else tuple(sorted(set(item.input_trajectories)))
+    if pair:
+        return ("interleave", *pair)
+    labels = item.metadata.get("labels")
+    if labels:
+        return ("labelled", *(f"{t}={labels[t]}" for t in item.input_trajectories))
+    return tuple(sorted(set(item.input_trajectories)))
+
+
+def trajectory_ids(key: tuple[str, ...]) -> tuple[str, ...]:
+    """The trajectory ids of an input set (`input_set`'s value)."""
+    if key and key[0] == "interleave":
+        return key[1:]
+    if key and key[0] == "labelled":
+        return tuple(k.split("=", 1)[0] for k in key[1:])
+    return key
 
 
 def select(items: Iterable[Item], limit: int | None) -> list[Item]:
@@ -156,7 +171,7 @@ class SharedInputs:
 def preload(store: TrajectoryStore, groups: list[Group]) -> None:
     """One bulk load of the groups' trajectories; a broken one is then reported by its groups ("inputs" rows)."""
     try:
-        store.preload(sorted({t for g in groups for t in (g.key[1:] if g.key[0] == "interleave" else g.key)}))
+        store.preload(sorted({t for g in groups for t in trajectory_ids(g.key)}))
     except Exception as exc:
         warnings.warn(f"{store.corpus}: bulk loading failed ({_message(exc)}); loading per input set", stacklevel=3)
 
@@ -262,7 +277,9 @@ def answer_item(group: Group, item: Item, backend: Any, tally: ThreadTally) -> d
 def make_row(group: Group, item: Item, fields: Mapping[str, Any], run: Mapping[str, Any]) -> dict[str, Any]:
     row = dict.fromkeys(RESULT_SCHEMA)
     row.update(method=group.method.name, params_hash=group.method.params_hash, backend=run["backend"],
-               model=run["model"], question_id=item.question_id, seed=run["seed"], sub_track=item.sub_track,
+               model=run["model"], question_id=item.question_id, seed=run["seed"],
+               item_seed=int(item.metadata.get("item_seed", 0)), profile_id=item.profile_id, control=False,
+               sub_track=item.sub_track,
                channel=item.channel, mcq=item.is_mcq, input_key=group.input_key, memory_tokens=group.memory_tokens,
                ingest_s=None if group.ingest_s is None else round(group.ingest_s, 6))
     row.update(fields)

@@ -1,7 +1,8 @@
 """An item's input trajectories as a memory may see them: cleaned, anonymous, interleaved if asked.
 
 Trajectory ids and profile ids name the persona (`p3_efficient_executor_T-05`), and an impostor
-question would be answered by reading them. So every input is re-labelled by its task id, its
+question would be answered by reading them. So every input is re-labelled by its task id (or, for
+items whose options name sessions, by the item's label for it: "Session 3"), its
 profile id and summary.json are dropped, and events lose their envelope `profile_id`. Trace
 Disentanglement items (`metadata["interleave"]`) get one trajectory: both sessions' events
 merged by time since each session's start, reading content from both media stores.
@@ -100,4 +101,7 @@ def materialise(item: Item, store: TrajectoryStore) -> list[Trajectory]:
     pair = item.metadata.get("interleave")
     if pair:
         return [interleave(store.get(pair[0]), store.get(pair[1]))]
+    labels = item.metadata.get("labels")
+    if labels:  # the options name sessions by these labels ("Session 3"), so the memory must see them
+        return [anonymise(store.get(tid), labels[tid]) for tid in item.input_trajectories]
     return [store.anonymous(tid) for tid in item.input_trajectories]

@@ -22,7 +22,8 @@ SYNC_EVERY = 50  # rows between fsyncs of results.jsonl
 KEY = ("method", "params_hash", "backend", "model", "question_id", "seed")
 RESULT_SCHEMA: dict[str, Any] = {
     "method": pl.String, "params_hash": pl.String, "backend": pl.String, "model": pl.String,
-    "question_id": pl.String, "seed": pl.Int64, "sub_track": pl.String, "channel": pl.String, "mcq": pl.Boolean,
+    "question_id": pl.String, "seed": pl.Int64, "item_seed": pl.Int64, "profile_id": pl.String,
+    "control": pl.Boolean, "sub_track": pl.String, "channel": pl.String, "mcq": pl.Boolean,
     "input_key": pl.String, "answer": pl.String, "score": pl.Float64, "correct": pl.Boolean, "likert": pl.Int64,
     "confidence": pl.Float64, "rationale": pl.String, "context_tokens": pl.Int64, "memory_tokens": pl.Int64,
     "latency_s": pl.Float64, "ingest_s": pl.Float64, "cache_hit": pl.Boolean, "reader_tokens_in": pl.Int64,

@@ -1,7 +1,8 @@
 """FileGramBench tables: paper Table 3 (main results) from our harness run, beside the paper's printed rows.
 
-The run answers every item of `build_items(corpus)` with the offline backend (lexical reader,
-LSA embeddings) for the context baselines and FileGramOS. Its rows go to
+The run answers every item of `build_items(corpus, seed=s)` for s in ITEM_SEEDS with the offline
+backend (lexical reader, WordLlama embeddings) for the context baselines and FileGramOS, plus the
+controls (bench/controls.py). Its rows go to
 `<corpus>/../results/offline/table03-<corpus engine>-<items hash>-<code fingerprint>/` (for the
 default corpus: data/results/offline/...), so rerunning `make reproduce` with unchanged code and
 corpus reads the finished rows back, and any change of code, corpus or items starts a new folder.
@@ -19,6 +20,8 @@ from .registry import artifact
 
 TABLE3_METHODS = ("no_context", "full_context", "naive_rag", "filegramos")
 OURS = "ours (offline backend)"
+CONTROL = "control (never ranked)"
+ITEM_SEEDS = (0, 1, 2)  # item sets generated with these seeds, answered together (their ingests are shared)
 PAPER = "paper (Gemini 2.5-Flash)"
 
 
@@ -40,13 +43,17 @@ def _registered(methods: tuple[str, ...] = TABLE3_METHODS) -> tuple[list[str], l
 def _note() -> str:
     missing = [m for m in TABLE3_METHODS if m not in MEMORIES]
     skipped = f" Not registered yet, so skipped: {', '.join(missing)}." if missing else ""
-    return ("Our rows: every FileGramBench item of tracks 1-3 built from the corpus, answered by the offline "
+    return ("Our rows: every FileGramBench item of tracks 1-3 built from the corpus with item seeds 0, 1 and 2 "
+            "(scores: mean over the seeds' items), answered by the offline "
             "backend's lexical reader (not an LLM), so compare methods with each other, not with the paper's "
             "numbers. Sub-task columns: accuracy (%), ProfRec = rescaled Likert (0-100) of the offline judge; "
             "Proc/Sem/Epi count multiple-choice items only; our Avg = mean of the seven sub-task columns (the "
             "paper's Avg fits no simple formula and includes Track 4, whose columns are dropped here). Tok In = "
             "mean stored memory per persona, Tok Out = mean context per query (estimated tokens)."
-            f"{skipped} Paper rows: Table 3 as printed.")
+            f"{skipped} Control rows (never ranked): choices_only = a model of the options alone; observer = the "
+            "ideal observer of the traces (100 by construction: items it cannot answer are redrawn); oracle = "
+            "the ground truth; oracle_context = the shared reader given the ground truth as text. Paper rows: "
+            "Table 3 as printed. CIs and paired differences: table03_intervals.")
 
 
 def results_dir(corpus: Path, items: list) -> Path:
@@ -58,23 +65,53 @@ def results_dir(corpus: Path, items: list) -> Path:
         f"{code_fingerprint()}"
 
 
+def _run(corpus: Path, *, limit: int | None, workers: int, out: str | Path | None,
+         progress: bool | None) -> pl.DataFrame:
+    """Every method's and control's rows over the items of ITEM_SEEDS (one folder, ingests shared by the seeds)."""
+    from ..bench.controls import evaluate_controls
+    from ..bench.generate import build_items
+    from ..bench.harness import evaluate, load_results, select
+
+    ready, missing = _registered()
+    if missing:
+        warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",
+                      stacklevel=3)
+    items = [i for s in ITEM_SEEDS for i in build_items(corpus, seed=s)]
+    out = Path(out) if out is not None else results_dir(corpus, items)
+    evaluate(items, corpus, ready, backend="offline", out=out, workers=workers, limit=limit, progress=progress,
+             executor="process" if workers > 1 else "thread")  # offline work is CPU-bound: processes
+    chosen = select(items, limit)
+    evaluate_controls(chosen, corpus, out=out, backend="offline")
+    wanted = {i.question_id for i in chosen}
+    return load_results(out).filter(pl.col("question_id").is_in(list(wanted)))
+
+
 @artifact("table03_main_results", paper="Table 3", notebook="05_benchmark", corpus=True,
           title="Main results: FileGramBench accuracy per sub-task and channel, with memory and context tokens",
           note=_note())
 def table03_main_results(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
                          out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.generate import build_items
-    from ..bench.harness import evaluate
-    from ..bench.score import side_by_side, table3
+    from ..bench.readout import split_controls
+    from ..bench.score import COLUMNS, side_by_side, table3
     from .corpus_source import resolve_corpus
 
-    corpus = resolve_corpus(corpus)
-    ready, missing = _registered()
-    if missing:
-        warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",
-                      stacklevel=2)
-    items = build_items(corpus)
-    out = Path(out) if out is not None else results_dir(corpus, items)
-    rows = evaluate(items, corpus, ready, backend="offline", out=out, workers=workers, limit=limit, progress=progress,
-                    executor="process" if workers > 1 else "thread")  # offline work is CPU-bound: processes
-    return side_by_side(table3(rows), ours_label=OURS, paper_label=PAPER)
+    rows = _run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress)
+    methods, controls = split_controls(rows)
+    table = side_by_side(table3(methods), ours_label=OURS, paper_label=PAPER)
+    control_rows = table3(controls).select(pl.lit(CONTROL).alias("source"), *COLUMNS)
+    return pl.concat([table.filter(pl.col("source") == OURS), control_rows, table.filter(pl.col("source") == PAPER)])
+
+
+@artifact("table03_intervals", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="Table 3 with persona-clustered 95% CIs, paired differences from FileGramOS, and the controls",
+          note="Same run as table03_main_results (item seeds 0, 1, 2 pooled as the mean of per-seed scores). "
+               "CIs resample personas (items of one persona are correlated); a difference is computed on the "
+               "items both methods answered. Controls are reference points, never ranked.")
+def table03_intervals(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
+                      out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+    from ..bench.readout import readout
+    from .corpus_source import resolve_corpus
+
+    parts = readout(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))
+    return pl.concat([frame.select(pl.lit(part).alias("part"), pl.exclude("method", "params_hash"))
+                      for part, frame in parts.items() if frame.height])

@@ -1,0 +1,146 @@
+"""Control rows for Table 3: what a score means is read against them, and they are never ranked.
+
+- `choices_only`: the persona-grouped, cross-validated adversary that sees the options and nothing
+  else (adversary.py). A method near it has learnt nothing from memory.
+- `observer`: the ideal observer of the traces (observer.py): the best any memory could do from what
+  the sessions show; the generator keeps only items it answers as keyed, so it scores 100 by design.
+- `oracle`: the ground truth (persona tiers, perturbation schedule) read directly.
+- `oracle_context`: the ground truth written as a plain-language context ("this user reads files
+  one by one ...") and answered by the shared reader: the reader's ceiling with a perfect memory.
+  It runs through the backend like any method, so with an API backend it costs reader calls.
+
+Rows have the result schema with `control` true; `backend` is "control" except for oracle_context,
+which names the reader. Free-form items get only oracle_context (the others choose among options).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..llm.tasks import LETTERS
+from ..memory.base import Context
+from ..schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES
+from . import templates as tpl
+from .adversary import choices_only
+from .facts import CorpusFacts
+from .observer import observe, oracle
+from .reader import answer
+from .results import RESULT_SCHEMA
+from .schema import Item
+
+CONTROLS = ("choices_only", "observer", "oracle", "oracle_context")
+CONTROL_BACKEND = "control"
+
+
+def _user(facts: CorpusFacts, tiers: dict[str, str], dims: Iterable[str] = DIMENSION_CODES) -> list[str]:
+    return [f"- The user {tpl.BEHAVIOUR[d][tiers[d]][0]}." for d in dims]
+
+
+def _persona(facts: CorpusFacts, pid: str) -> list[str]:
+    persona = facts.personas[pid]
+    lines = ["What this user is like:", *_user(facts, facts.tiers(pid))]
+    lines += [f"- Their {tpl.attribute_label(a)}: {tpl.attribute_value(a, persona.attributes[a].value)}."
+              for a in BEHAVIORAL_ATTRIBUTES if a in persona.attributes]
+    lines.append(f"- They write their documents in {persona.language}.")
+    return lines
+
+
+def truth_context(item: Item, facts: CorpusFacts) -> str:
+    """The ground truth an item asks about, as a memory with perfect knowledge would write it."""
+    kind, meta, pid = item.sub_class, item.metadata, item.profile_id
+    if item.sub_track == "behavioral_fingerprint":
+        tid = item.input_trajectories[0]
+        shown = facts.expressed[tid].tiers
+        return "\n".join(["In this session:", *_user(facts, shown, facts.active(facts.task_of[tid]))])
+    if item.sub_track == "trace_disentanglement":
+        a, b = meta["interleave"]
+        dims = facts.active(meta["task_id"])
+        return "\n".join(["One user in this stream:", *_user(facts, facts.effective(a), dims),
+                          "The other user:", *_user(facts, facts.effective(b), dims)])
+    if item.sub_track == "anomaly_detection":
+        answer_tid, labels = meta["answer_trajectory"], meta["labels"]
+        what = "was done by someone else" if kind == "impostor" else "shows the user behaving unlike themselves"
+        return "\n".join(f"- {labels[t]} {what}." if t == answer_tid else f"- {labels[t]} is typical of this user."
+                         for t in item.input_trajectories)
+    if item.sub_track == "shift_analysis":
+        tid = meta["answer_trajectory"]
+        shift = facts.shifts[tid]
+        task = tpl.task_ref(facts.tasks[facts.task_of[tid]])
+        change = tpl.shift_text(shift.dimension, shift.from_tier, shift.to_tier, 0)
+        return (f"In the session on {task}, the way the user {tpl.ASPECT[shift.dimension]} changed "
+                f"({tpl.direction_text(shift.dimension, shift.from_tier, shift.to_tier, 0)}). {change}")
+    return "\n".join(_persona(facts, pid))
+
+
+def _row(item: Item, method: str, backend: str, model: str, seed: int, **fields: Any) -> dict[str, Any]:
+    row = dict.fromkeys(RESULT_SCHEMA)
+    row.update(method=method, params_hash=CONTROL_BACKEND, backend=backend, model=model,
+               question_id=item.question_id, seed=seed, item_seed=int(item.metadata.get("item_seed", 0)),
+               profile_id=item.profile_id, control=True, sub_track=item.sub_track, channel=item.channel,
+               mcq=item.is_mcq)
+    row.update(fields)
+    return row
+
+
+def _choice(item: Item, method: str, index: int, seed: int) -> dict[str, Any]:
+    correct = index == item.answer_index
+    return _row(item, method, CONTROL_BACKEND, "-", seed, answer=LETTERS[index] if index >= 0 else "",
+                score=float(correct), correct=correct)
+
+
+def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[str] = CONTROLS,
+                 backend: Any = None, seed: int = 0) -> list[dict[str, Any]]:
+    """Result rows of the chosen controls for `items` (oracle_context needs the reader's `backend`)."""
+    chosen = list(controls)
+    unknown = [c for c in chosen if c not in CONTROLS]
+    if unknown:
+        raise ValueError(f"unknown control(s) {unknown}; controls: {', '.join(CONTROLS)}")
+    if "oracle_context" in chosen and backend is None:
+        raise ValueError("the oracle_context control is answered by the shared reader: pass a backend")
+    mcq = [i for i in items if i.is_mcq]
+    rows: list[dict[str, Any]] = []
+    if "choices_only" in chosen and mcq:
+        picks = {p.question_id: p.index for p in choices_only(mcq)}
+        rows += [_choice(i, "choices_only", picks[i.question_id], seed) for i in mcq]
+    for name, judge in (("observer", observe), ("oracle", oracle)):
+        if name in chosen:
+            rows += [_choice(i, name, judge(i, facts).index, seed) for i in mcq]
+    if "oracle_context" in chosen:
+        for item in items:
+            context = Context(truth_context(item, facts))
+            reply = answer(item, context, backend=backend)
+            rows.append(_row(item, "oracle_context", backend.name, backend.model, seed, answer=reply.answer,
+                             score=reply.score, correct=reply.correct, likert=reply.likert,
+                             confidence=reply.confidence, context_tokens=context.tokens,
+                             rationale=reply.rationale or None, error=reply.error))
+    return rows
+
+
+def evaluate_controls(items: Iterable[Item], corpus: str | Path, *, out: str | Path,
+                      controls: Iterable[str] = CONTROLS, backend: Any = "offline",
+                      backend_params: dict[str, Any] | None = None, seed: int = 0) -> int:
+    """Append the controls' rows for `items` to out/results.jsonl (beside the methods' rows of `evaluate`),
+    skipping rows already there; returns how many were written."""
+    from ..llm import get_backend
+    from .facts import corpus_facts
+    from .results import ResultsLog
+
+    items = list(items)
+    chosen = list(controls)
+    reader = get_backend(backend, **(backend_params or {})) if isinstance(backend, str) else backend
+    log = ResultsLog(Path(out) / "results.jsonl")
+    done = {(r["method"], r["question_id"], r.get("seed")) for r in log.rows if r.get("control")}
+    todo = {c: [i for i in items if (c, i.question_id, seed) not in done] for c in chosen}
+    facts = corpus_facts(corpus)
+    written = 0
+    try:
+        for name, pending in todo.items():
+            if pending:
+                for row in control_rows(pending, facts, controls=[name], backend=reader, seed=seed):
+                    log.append(row)
+                    written += 1
+    finally:
+        log.close()
+    return written

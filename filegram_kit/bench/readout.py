@@ -1,0 +1,55 @@
+"""Table 3 as it should be read: every score with its persona-clustered 95% CI, each method's paired
+difference from FileGramOS, and the controls (choices-only, observer, oracle, oracle context) apart.
+
+    parts = readout(load_results("runs/a"))      # {"methods", "differences", "controls"}: wide frames
+    print(format_readout(parts))
+
+Controls are reference points, never ranked: a method is read against choices_only (what the options
+alone give) and oracle_context (the shared reader with a perfect memory). Rows of several item seeds
+are pooled as the mean of per-seed scores (stats.py).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .score import format_table3
+from .stats import bootstrap_scores, ci_table, paired_differences
+
+REFERENCE = "filegramos"
+
+
+def split_controls(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(method rows, control rows); rows written before the `control` column existed are method rows."""
+    is_control = pl.col("control").fill_null(False) if "control" in results.columns else pl.lit(False)
+    return results.filter(~is_control), results.filter(is_control)
+
+
+def readout(results: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict[str, pl.DataFrame]:
+    """Wide string tables of the three parts (a part without rows is an empty frame)."""
+    methods, controls = split_controls(results)
+    parts = {"methods": pl.DataFrame(), "differences": pl.DataFrame(), "controls": pl.DataFrame()}
+    if methods.height:
+        parts["methods"] = ci_table(bootstrap_scores(methods, n_boot=n_boot, seed=seed))
+        if (methods["method"] == REFERENCE).any() and methods["method"].n_unique() > 1:
+            parts["differences"] = ci_table(paired_differences(methods, reference=REFERENCE, n_boot=n_boot,
+                                                               seed=seed))
+    if controls.height:
+        parts["controls"] = ci_table(bootstrap_scores(controls, n_boot=n_boot, seed=seed))
+    return parts
+
+
+def format_readout(parts: dict[str, pl.DataFrame], *, seeds: list[int] | None = None) -> str:
+    """Markdown of the three parts, each under a heading that says how to read it."""
+    pooled = f" over item seeds {', '.join(map(str, seeds))}" if seeds and len(seeds) > 1 else ""
+    out = []
+    if parts["methods"].height:
+        out += [f"Methods: score [95% CI, personas resampled]{pooled}", "", format_table3(parts["methods"])]
+    if parts["differences"].height:
+        out += [f"Paired difference from FileGramOS on the same items [95% CI]{pooled}", "",
+                format_table3(parts["differences"])]
+    if parts["controls"].height:
+        out += ["Controls (reference points, never ranked): choices_only = options alone; observer = the ideal "
+                "observer of the traces (100 by construction); oracle = the ground truth; oracle_context = the "
+                "shared reader given the ground truth as text", "", format_table3(parts["controls"])]
+    return "\n".join(out)
