@@ -15,6 +15,7 @@ from .cli_bench import add_bench, add_eval
 from .cli_output import emit as _emit
 from .cli_record import add_record
 from .engine.corpus import CorpusError
+from .engine.style_packs import PACKS
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
@@ -124,7 +125,8 @@ def cmd_drift(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from .memory.filegramos.calibration import calibrate, save_calibration
+    from .calibrate import calibrate
+    from .memory.filegramos.calibration import save_calibration
 
     calibration = calibrate(args.corpus, personas=args.personas, seed=args.seed, workers=args.workers,
                             tasks=args.tasks)
@@ -150,6 +152,10 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     if args.sample and args.profiles:
         print("error: give --profiles or --sample, not both", file=sys.stderr)
         return 2
+    if args.agent == "llm" and args.style_pack != "A":
+        print(f"error: --style-pack {args.style_pack} words the offline agent's outputs; the llm agent writes its own "
+              "words: drop --style-pack or use --agent offline", file=sys.stderr)
+        return 2
     personas = sample_profiles(args.sample, seed=args.seed) if args.sample else args.profiles
     if args.dry_run:
         from .engine.corpus import dry_run_corpus
@@ -160,7 +166,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print(dry_run_corpus(backend=args.backend, seed=args.seed, profiles=personas, tasks=args.tasks).report())
         return 0
     report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers,
-                          agent=args.agent, backend=args.backend)
+                          agent=args.agent, backend=args.backend, style_pack=args.style_pack)
     print(report)
     return 0
 
@@ -236,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", choices=("offline", "llm"), default="offline",
                    help="the persona policy agent (default) or an LLM driving the same tools")
     p.add_argument("--backend", default="offline", help="backend of the llm agent: offline, gemini, openai_compat")
+    p.add_argument("--style-pack", choices=tuple(PACKS), default="A", help="the offline agent's wording: A (default, "
+                   "the original) or B (same behaviour and event sequence, other headings, link words, file and "
+                   "folder names), to test that a method reads behaviour, not wording; one pack per --out folder")
     p.add_argument("--dry-run", action="store_true", help="with --agent llm: print the calls, tokens and cost the "
                    "backend would be sent, spending nothing")
     p.set_defaults(func=cmd_corpus)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from filegram_kit.engine.compose import Fact, Style, compose_report, extract_fact, markdown_table, revise
 
@@ -79,19 +80,26 @@ def test_revise_changes_about_the_requested_number_of_lines():
         assert size <= changed <= 2 * size + 2
 
 
-def test_names_follow_the_naming_tier():
+@pytest.mark.parametrize("pack_name", ["A", "B"])
+def test_names_follow_the_naming_tier(pack_name):
     from types import SimpleNamespace
 
     from filegram_kit.engine.naming import file_name
     from filegram_kit.engine.recorder import SimClock
+    from filegram_kit.engine.style_packs import get_pack
     from filegram_kit.schema import Tier
 
+    pack = get_pack(pack_name)
+    noted = set()
+
     def name(tier, lang="en"):
-        policy = SimpleNamespace(separator="_", naming=tier, lang=lang)
-        agent = SimpleNamespace(policy=policy, rng=np.random.default_rng(0), clock=SimClock(1.77e12))
+        policy = SimpleNamespace(separator="_", naming=tier, lang=lang, note=noted.add)
+        agent = SimpleNamespace(policy=policy, rng=np.random.default_rng(0), clock=SimClock(1.77e12), pack=pack,
+                                spelling={})
         return file_name(agent, "quarterly work summary report for the team")
 
     systematic, semi, adhoc = name(Tier.L), name(Tier.M), name(Tier.R)
     assert len(systematic) - 3 >= 25 and systematic[:4].isdigit()  # date prefix, long and descriptive
-    assert 12 <= len(semi) - 3 <= 25 and "_" in semi
+    assert 12 <= len(semi) - 3 <= 25 and pack.separator("_") in semi
     assert len(adhoc) - 3 <= 12
+    assert noted == {"naming"}  # naming the file is what makes the naming attribute show

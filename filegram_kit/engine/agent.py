@@ -5,7 +5,8 @@ llm_response (tokens in = the context so far, tokens out = the tool call it writ
 grows with the output), one or a few tool calls that really act on the sandbox, iteration_end.
 The context grows with every observation; past a per-run budget it is compacted. Now and then a
 call goes wrong for real (a mistyped path, an edit whose old text is stale); the error is observed
-and the next call recovers. *What* the agent does comes from `work.py`, steered by the `Policy`.
+and the next call recovers. *What* the agent does comes from `work.py`, steered by the `Policy`;
+the words it writes and names things with come from its `StylePack` (same behaviour, other surface).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from . import work
 from .compose import Fact
 from .policy import Policy
 from .recorder import Recorder, SimClock
+from .style_packs import PACK_A, StylePack, folder_spelling
 from .tools import ToolBox, ToolResult
 
 SYSTEM_TOKENS = 6000  # tool schemas + instructions + persona description
@@ -30,8 +32,8 @@ class OfflineAgent:
     """Runs one persona on one task in one sandbox; `run()` returns summary.json's content."""
 
     def __init__(self, profile: Profile, task: Task, policy: Policy, tools: ToolBox, recorder: Recorder,
-                 clock: SimClock, rng: np.random.Generator):
-        self.profile, self.task, self.policy = profile, task, policy
+                 clock: SimClock, rng: np.random.Generator, pack: StylePack = PACK_A):
+        self.profile, self.task, self.policy, self.pack = profile, task, policy, pack
         self.tools, self.recorder, self.clock, self.rng = tools, recorder, clock, rng
         self.context_tokens = SYSTEM_TOKENS + len(task.prompt_for(profile)) // 3
         self.messages = 2
@@ -40,6 +42,11 @@ class OfflineAgent:
         self.outputs: list[str] = []  # files this agent created, in order
         self.scratch: list[str] = []  # temporary files it means to clean up (or not)
         self.pending_browses = 0  # directory listings the policy still wants after exploring
+        self.spelling = folder_spelling(pack)  # names in this pack -> in pack A (file_name adds its names)
+
+    def canonical(self, path: str) -> str:
+        """`path` as pack A would have spelt it: what the agent sorts by, so every pack decides alike."""
+        return "/".join(self.spelling.get(part, part) for part in path.split("/")) if self.spelling else path
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ The agent keeps `Fact`s from each file it read (title, informative lines, labell
 composes its outputs from them, so an output file really carries the workspace's content. Style
 knobs come from the policy: language (en/zh), tone (formal/professional/casual), heading depth,
 target length, Markdown tables, figure references. `revise` produces real edits of a given size.
+Every word and template of the scaffolding comes from the style pack (`style_packs.py`).
 """
 
 from __future__ import annotations
@@ -14,35 +15,10 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from .style_packs import PACK_A, StylePack
+
 _LINE_NO = re.compile(r"^\s*\d+\t")
 _NUMBER = re.compile(r"(?P<label>[A-Za-z][A-Za-z &/()-]{2,40}?)\s*[:=]\s*[$€£¥]?(?P<value>-?\d[\d,]*(?:\.\d+)?)")
-
-SECTIONS = {  # section key -> (English, Chinese)
-    "overview": ("Overview", "概述"), "findings": ("Key findings", "主要发现"), "details": ("Details", "详细内容"),
-    "sources": ("Sources", "资料来源"), "next": ("Next steps", "后续步骤"), "risks": ("Open issues", "待解决问题"),
-    "figures": ("Figures", "图表"), "data": ("Data summary", "数据汇总"), "appendix": ("Appendix", "附录"),
-    "method": ("Method", "工作方法"), "notes": ("Notes", "备注"), "index": ("Index", "索引"),
-    "changes": ("Change log", "修改记录"), "structure": ("Folder structure", "目录结构"),
-}
-OPENERS = {  # (language, tone tier) -> opening sentence template
-    ("en", "L"): "This document presents a systematic account of {topic}, compiled from {n} source files.",
-    ("en", "M"): "This document summarises {topic} based on {n} files in the workspace.",
-    ("en", "R"): "Quick notes on {topic} - pulled from {n} files.",
-    ("zh", "L"): "本文档基于{n}份资料，对{topic}进行了系统的梳理与说明。",
-    ("zh", "M"): "本文档根据工作区中的{n}个文件，总结了{topic}。",
-    ("zh", "R"): "简单记一下{topic}，参考了{n}个文件。",
-}
-LINKS = {
-    ("en", "L"): ["Furthermore, {s}", "It should be noted that {s}", "In addition, {s}", "Accordingly, {s}"],
-    ("en", "M"): ["{s}", "Also, {s}", "Note: {s}"],
-    ("en", "R"): ["{s}", "btw {s}", "{s} - worth a look"],
-    ("zh", "L"): ["此外，{s}", "需要指出的是，{s}", "据资料显示，{s}"],
-    ("zh", "M"): ["{s}", "另外，{s}", "注意：{s}"],
-    ("zh", "R"): ["{s}", "顺便说下，{s}", "{s}（值得看看）"],
-}
-SOURCE_WORD = {"en": "Source", "zh": "来源"}
-FIGURE_WORD = {"en": "Figure", "zh": "图"}
-
 
 @dataclass
 class Fact:
@@ -116,10 +92,7 @@ class Style:
     tables: int = 0  # Markdown tables to include
     figures: tuple[str, ...] = ()  # relative paths of figure files to reference
     bullets: bool = False  # minimal style: flat bullets instead of prose
-
-
-def heading(key: str, lang: str) -> str:
-    return SECTIONS[key][1 if lang == "zh" else 0]
+    pack: StylePack = PACK_A  # the wording
 
 
 def _sentence(fact: Fact, style: Style, rng: np.random.Generator, used: set[str] | None = None) -> str:
@@ -128,27 +101,32 @@ def _sentence(fact: Fact, style: Style, rng: np.random.Generator, used: set[str]
     line = fresh[int(rng.integers(len(fresh)))]
     if used is not None:
         used.add(line)
-    links = LINKS[(style.lang, style.tone)]
+    links = style.pack.links[(style.lang, style.tone)]
     end = "。" if style.lang == "zh" else "."
     return links[int(rng.integers(len(links)))].format(s=line.rstrip(".。")) + end
 
 
-def markdown_table(facts: list[Fact], lang: str, rows: int = 6) -> str:
+def markdown_table(facts: list[Fact], lang: str, rows: int = 6, *, pack: StylePack = PACK_A) -> str:
     """A Markdown table of labelled numbers (or of sources when the facts carry none)."""
     numbers = [(f.source, label, value) for f in facts for label, value in f.numbers][:rows]
+    numbers_head, files_head = pack.table_heads["zh" if lang == "zh" else "en"]
     if numbers:
-        head = ("| 文件 | 指标 | 数值 |" if lang == "zh" else "| Source | Metric | Value |")
+        head = numbers_head
         body = [f"| {PurePosixPath(s).name} | {label} | {value:g} |" for s, label, value in numbers]
     else:
-        head = "| 文件 | 主题 |" if lang == "zh" else "| File | Topic |"
+        head = files_head
         body = [f"| {PurePosixPath(f.source).name} | {f.title[:50]} |" for f in facts[:rows]]
     return "\n".join([head, "|" + "---|" * (head.count("|") - 1), *body])
 
 
 def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.Generator) -> str:
     """A report on `topic` from `facts`, grown section by section until it reaches the target length."""
-    lang, h = style.lang, (lambda level, key: "#" * min(level, style.heading_depth) + " " + heading(key, lang))
-    out = [f"# {topic}", "", OPENERS[(lang, style.tone)].format(topic=topic, n=max(1, len(facts))), ""]
+    lang, pack = style.lang, style.pack
+
+    def h(level: int, key: str) -> str:
+        return "#" * min(level, style.heading_depth) + " " + pack.heading(key, lang)
+
+    out = [f"# {topic}", "", pack.openers[(lang, style.tone)].format(topic=topic, n=max(1, len(facts))), ""]
     keys = ["overview", "findings", "details", "risks", "next"] if style.heading_depth > 1 else ["findings"]
     keys = keys[:max(2, len(facts))] if len(keys) > 1 else keys
     figures = list(style.figures)
@@ -163,26 +141,28 @@ def compose_report(topic: str, facts: list[Fact], style: Style, rng: np.random.G
             if style.heading_depth >= 3 and not style.bullets:
                 out += ["#" * min(3, style.heading_depth) + " " + fact.title[:70], ""]
             if style.bullets:
-                out += [f"- {_sentence(fact, style, rng, used)}" for _ in range(min(2, max(1, len(fact.lines))))]
+                out += [pack.bullet + _sentence(fact, style, rng, used) for _ in range(min(2, max(1, len(fact.lines))))]
                 out.append("")
             else:
                 out += [join.join(_sentence(fact, style, rng, used) for _ in range(min(2, max(1, len(fact.lines))))),
                         ""]
             if style.heading_depth >= 4 and fact.numbers:
-                out += ["#### " + heading("data", lang), ""] + [f"- {lab}: {val:g}" for lab, val in fact.numbers[:3]]
+                out += ["#### " + pack.heading("data", lang), ""] + [pack.data_line.format(label=lab, value=f"{val:g}")
+                                                                       for lab, val in fact.numbers[:3]]
                 out.append("")
         if tables and key in ("findings", "details"):
-            out += [markdown_table(chunk or facts, lang), ""]
+            out += [markdown_table(chunk or facts, lang, pack=pack), ""]
             tables -= 1
         if figures and key in ("findings", "details", "overview"):
             path = figures.pop(0)
             n = len(style.figures) - len(figures)
-            out += [f"![{FIGURE_WORD[lang]} {n}]({path})", "", f"*{FIGURE_WORD[lang]} {n}: {topic}*", ""]
+            caption = pack.figure_caption[lang].format(n=n, topic=topic)
+            out += [pack.figure_link[lang].format(n=n, path=path), "", caption, ""]
         if sum(map(len, out)) >= style.target_chars and section >= 1:
             break
     out += _pad(facts, style, rng, style.target_chars - sum(len(line) + 1 for line in out), used)
     if style.heading_depth > 1 and facts:
-        out += [h(2, "sources"), ""] + [f"- {SOURCE_WORD[lang]}: {f.source}" for f in facts[:12]]
+        out += [h(2, "sources"), ""] + [pack.source_line[lang].format(source=f.source) for f in facts[:12]]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -194,27 +174,29 @@ def _pad(facts: list[Fact], style: Style, rng: np.random.Generator, missing: int
         if missing <= 0:
             break
         fact, line = pool[int(index)]
-        text = ("- " if style.bullets else "") + _sentence(Fact(fact.source, fact.title, [line]), style, rng)
+        bullet = style.pack.bullet if style.bullets else ""
+        text = bullet + _sentence(Fact(fact.source, fact.title, [line]), style, rng)
         out.append(text)
         missing -= len(text) + 1
-    return ["## " + heading("notes", style.lang), "", *out, ""] if out else []
+    return ["## " + style.pack.heading("notes", style.lang), "", *out, ""] if out else []
 
 
-def compose_index(title: str, entries: list[tuple[str, str]], lang: str) -> str:
+def compose_index(title: str, entries: list[tuple[str, str]], lang: str, *, pack: StylePack = PACK_A) -> str:
     """A README/index listing files (path, one-line description)."""
-    lines = [f"# {title}", "", f"## {heading('index', lang)}", ""]
-    lines += [f"- [{PurePosixPath(p).name}]({p}) - {d}" for p, d in entries]
+    lines = [f"# {title}", "", f"## {pack.heading('index', lang)}", ""]
+    lines += [pack.index_entry.format(name=PurePosixPath(p).name, path=p, description=d) for p, d in entries]
     return "\n".join(lines) + "\n"
 
 
-def data_csv(facts: list[Fact]) -> str:
+def data_csv(facts: list[Fact], *, pack: StylePack = PACK_A) -> str:
     rows = [(PurePosixPath(f.source).name, label, value) for f in facts for label, value in f.numbers]
     if not rows:
-        rows = [(PurePosixPath(f.source).name, "lines", float(len(f.lines))) for f in facts]
-    return "source,metric,value\n" + "".join(f"{s},{m.replace(',', ' ')},{v:g}\n" for s, m, v in rows)
+        rows = [(PurePosixPath(f.source).name, pack.csv_count_label, float(len(f.lines))) for f in facts]
+    return pack.csv_header + "\n" + "".join(f"{s},{m.replace(',', ' ')},{v:g}\n" for s, m, v in rows)
 
 
-def revise(text: str, lines: int, rng: np.random.Generator, lang: str = "en") -> tuple[str, str] | None:
+def revise(text: str, lines: int, rng: np.random.Generator, lang: str = "en", *,
+           pack: StylePack = PACK_A) -> tuple[str, str] | None:
     """An (old, new) pair for the edit tool that changes about `lines` lines of `text`."""
     body = text.splitlines(keepends=True)
     candidates = [i for i, line in enumerate(body) if line.strip() and not line.startswith("#")]
@@ -225,10 +207,10 @@ def revise(text: str, lines: int, rng: np.random.Generator, lang: str = "en") ->
     old = "".join(body[start:start + span])
     if old.strip() == "" or text.count(old) != 1:
         return None
-    note = "（已核对）" if lang == "zh" else " (checked)"
+    lang = "zh" if lang == "zh" else "en"
+    note = pack.checked[lang]
     new_lines = [line.rstrip("\n") + note + "\n" for line in body[start:start + span]]
     extra = max(0, lines - span)
-    word = "补充" if lang == "zh" else "Added"
-    new_lines += [f"- {word} {k + 1}: {body[candidates[int(rng.integers(len(candidates)))]].strip()[:100]}\n"
-                  for k in range(extra)]
+    new_lines += [pack.added[lang].format(k=k + 1, text=body[candidates[int(rng.integers(len(candidates)))]].strip()
+                                          [:100]) + "\n" for k in range(extra)]
     return old, "".join(new_lines)

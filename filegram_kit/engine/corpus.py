@@ -1,9 +1,11 @@
 """Build a corpus: every persona on every task, in parallel, resumable and byte-deterministic.
 
     out/
-      corpus.json          seed, engine version, personas, tasks, trajectory count
+      corpus.json          seed, engine version, style pack, personas, tasks, trajectory count
       profiles.json        the personas (tiers, attributes), readable by `load_profiles(path)`: ground truth
       perturbations.json   which trajectories had one dimension shifted one tier (ground truth)
+      expressed.json       per trajectory, the tier each dimension expressed and the attributes that fired
+                           (ground truth: what the trace shows; merged from truth/<trajectory>.json)
       signal/<profile>_<task>/{events.json, summary.json, media/}   the release layout
       workspaces/<seed>/<task>/                                     task templates, built once
 
@@ -38,8 +40,9 @@ from ..tasks import get_task, load_tasks
 from ..workspace import ensure_template
 from .agent import OfflineAgent
 from .llm_agent import LLMAgent
-from .policy import make_policy
+from .policy import effective_tiers, make_policy
 from .recorder import Recorder, SimClock
+from .style_packs import get_pack
 from .tools import ToolBox
 
 ENGINE_VERSION = 1
@@ -49,6 +52,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
                        "tasks.py", "datafiles.py", "data/*.json")
 FINGERPRINT_EXCLUDED = ("data/calibration.json",)  # fit on the engine's output (FileGramOS), not an input to it
+TRUTH_DIR = "truth"  # per-trajectory expression records, merged into expressed.json
 START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
 
 
@@ -83,16 +87,30 @@ def _write_events(directory: Path, events: list[dict], summary: dict, media: Med
     atomic.write_json(directory / "events.json", events)
 
 
+def expression_record(tid: str, profile: Profile, task: Task, expression: dict[str, dict[str, str]],
+                      source: str) -> dict[str, Any]:
+    """One row of expressed.json: what a trajectory showed (see `Policy.expression`)."""
+    return {"trajectory_id": tid, "profile_id": profile.id, "task_id": task.id, "source": source, **expression}
+
+
+def _instructed(profile: Profile, perturbation: Perturbation | None) -> dict[str, dict[str, str]]:
+    """The LLM agent's record: the tiers and attributes it was told to follow (no policy to read from)."""
+    tiers = {d: t.value for d, t in effective_tiers(profile, perturbation).items()}
+    return {"tiers": tiers, "attributes": {a: t.value for a, t in sorted(profile.attributes.items())}}
+
+
 def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *, seed: int = 0,
                         perturbation: Perturbation | None = None, workspace_cache: str | Path,
-                        agent: str = "offline", backend: Backend | None = None) -> Path:
+                        agent: str = "offline", backend: Backend | None = None,
+                        truth_dir: str | Path | None = None, style_pack: str = "A") -> Path:
     """Run one persona on one task; returns `signal_dir/<profile>_<task>`.
 
     agent="offline" is the policy agent; agent="llm" lets `backend` (default: the offline backend's
-    explorer) drive the same tools through its agent_step task.
+    explorer) drive the same tools through its agent_step task. With `truth_dir`, what the run
+    expressed is written to `truth_dir/<id>.json` (ground truth, never inside the trajectory).
+    `style_pack` is the offline agent's wording ("A", or "B": same behaviour, other words; style_packs.py).
     """
-    if agent not in AGENTS:
-        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    pack = _check_pack(style_pack, agent)
     tid = trajectory_id(profile, task)
     rng = np.random.default_rng([seed, _stable(profile.id), _stable(task.id)])
     template = ensure_template(task, workspace_cache, seed=seed)
@@ -111,10 +129,14 @@ def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *,
         tools = ToolBox(sandbox, recorder, clock, rng)
         if model is None:
             policy = make_policy(profile, task, perturbation=perturbation, rng=rng)
-            summary = OfflineAgent(profile, task, policy, tools, recorder, clock, rng).run()
+            summary = OfflineAgent(profile, task, policy, tools, recorder, clock, rng, pack=pack).run()
+            expressed = expression_record(tid, profile, task, policy.expression(), "policy")
         else:
             summary = LLMAgent(profile, task, model, tools, recorder, clock, perturbation=perturbation).run()
+            expressed = expression_record(tid, profile, task, _instructed(profile, perturbation), "instructed")
         _write_events(staging, recorder.events, summary, media)
+        if truth_dir is not None:  # before the trajectory lands: a landed trajectory always has its record
+            atomic.write_json(Path(truth_dir) / f"{tid}.json", expressed)
         final = signal_dir / tid
         if final.exists():
             shutil.rmtree(final)
@@ -150,16 +172,27 @@ def _worker_backend(name: str, params_json: str) -> Backend:
     return get_backend(name, **json.loads(params_json))  # paid backends answer through the default cache
 
 
+def _check_pack(style_pack: str, agent: str):
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    pack = get_pack(style_pack)
+    if agent == "llm" and pack.name != "A":
+        raise ValueError(f"style pack {style_pack!r} words the offline agent's outputs; the llm agent writes its own")
+    return pack
+
+
 def _run_job(job: Job, signal_dir: str, seed: int, cache_dir: str, agent: str = "offline",
-             backend: str = "offline", backend_params: str = "{}") -> str:
+             backend: str = "offline", backend_params: str = "{}", style_pack: str = "A") -> str:
     model = _worker_backend(backend, backend_params) if agent == "llm" else None
     generate_trajectory(job.profile, job.task, signal_dir, seed=seed, perturbation=job.perturbation,
-                        workspace_cache=cache_dir, agent=agent, backend=model)
+                        workspace_cache=cache_dir, agent=agent, backend=model,
+                        truth_dir=Path(signal_dir).parent / TRUTH_DIR, style_pack=style_pack)
     return job.id
 
 
 def _merge_manifest(out: Path, manifest: dict) -> dict:
-    """The folder's manifest after this build: refuses to mix seeds or engines, keeps earlier personas/tasks."""
+    """The folder's manifest after this build: refuses to mix seeds, engines or style packs, keeps earlier
+    personas/tasks."""
     path = out / "corpus.json"
     if not path.exists():
         if any((out / "signal").glob("*/events.json")):
@@ -167,9 +200,10 @@ def _merge_manifest(out: Path, manifest: dict) -> dict:
                               "(or made by an older version); use another --out folder")
         return manifest
     old = json.loads(path.read_text(encoding="utf-8"))
-    for key, why in (("seed", ""), ("engine_version", ""), ("agent", ""),
+    absent = {"agent": "offline", "style_pack": "A"}  # what manifests written before the key existed mean
+    for key, why in (("seed", ""), ("engine_version", ""), ("agent", ""), ("style_pack", ""),
                      ("engine", " (the engine's code or data changed since)")):
-        if old.get(key, "offline" if key == "agent" else None) != manifest[key]:
+        if old.get(key, absent.get(key)) != manifest[key]:
             raise CorpusError(f"{out} holds a corpus built with {key}={old.get(key)!r}, not {manifest[key]!r}{why}; "
                               "its trajectories would mix with these: use another --out folder or delete this one")
     union = {k: list(dict.fromkeys(old.get(k, []) + manifest[k])) for k in ("profiles", "tasks")}
@@ -189,14 +223,14 @@ class BuildReport:
 def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
                  tasks: Iterable[Task | str] | None = None, workers: int | None = None,
                  progress: bool | None = None, agent: str = "offline", backend: str = "offline",
-                 backend_params: dict[str, Any] | None = None) -> BuildReport:
+                 backend_params: dict[str, Any] | None = None, style_pack: str = "A") -> BuildReport:
     """Build (or finish building) the corpus in `out`; returns how many trajectories were run.
 
     agent="llm" runs the LLM agent with `backend` (a registered name, e.g. "gemini") built in each
     worker with `backend_params`; its answers go through the response cache, so a rerun is free.
+    `style_pack` words the offline agent's outputs (see `generate_trajectory`); one pack per folder.
     """
-    if agent not in AGENTS:
-        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}")
+    _check_pack(style_pack, agent)
     params_json = json.dumps(backend_params or {}, sort_keys=True)
     out = Path(out)
     chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
@@ -204,7 +238,7 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     jobs = plan_jobs(chosen_p, chosen_t, seed=seed)
     manifest = _merge_manifest(out, {"engine_version": ENGINE_VERSION, "engine": engine_fingerprint()[:16],
                                      "agent": agent if agent == "offline" else f"llm/{backend}",
-                                     "seed": seed, "profiles": [p.id for p in chosen_p],
+                                     "seed": seed, "style_pack": style_pack, "profiles": [p.id for p in chosen_p],
                                      "tasks": [t.id for t in chosen_t]})
     signal = out / "signal"
     signal.mkdir(parents=True, exist_ok=True)
@@ -215,7 +249,7 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     disable = None if progress is None else not progress
     _in_parallel(_build_template, [(t, str(cache), seed) for t in chosen_t], workers, "workspaces", disable)
     todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
-    _in_parallel(_run_job, [(j, str(signal), seed, str(cache), agent, backend, params_json) for j in todo],
+    _in_parallel(_run_job, [(j, str(signal), seed, str(cache), agent, backend, params_json, style_pack) for j in todo],
                  workers, "trajectories", disable)
     _write_ground_truth(out, jobs, seed)
     manifest["trajectories"] = sum(1 for _ in signal.glob("*/events.json"))
@@ -223,8 +257,27 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     return BuildReport(out, len(todo), len(jobs) - len(todo))
 
 
+def _write_expressed(out: Path, jobs: list[Job]) -> None:
+    """expressed.json: the per-trajectory records of truth/, merged with what earlier builds wrote."""
+    path = out / "expressed.json"
+    rows = {r["trajectory_id"]: r for r in (json.loads(path.read_text(encoding="utf-8")) if path.is_file() else [])}
+    missing = []
+    for job in jobs:
+        record = out / TRUTH_DIR / f"{job.id}.json"
+        if record.is_file():
+            rows[job.id] = json.loads(record.read_text(encoding="utf-8"))
+        elif job.id not in rows:
+            missing.append(job.id)
+    if missing:
+        raise CorpusError(f"{out}: no expression record for {len(missing)} trajectories (e.g. {missing[0]}); they were "
+                          f"built by an older engine: build into a new --out folder")
+    atomic.write_json(path, [rows[k] for k in sorted(rows)])
+
+
 def _write_ground_truth(out: Path, jobs: list[Job], seed: int) -> None:
-    """perturbations.json and profiles.json, merged with what earlier builds into this folder wrote."""
+    """perturbations.json, expressed.json and profiles.json, merged with what earlier builds into this folder
+    wrote."""
+    _write_expressed(out, jobs)
     path = out / "perturbations.json"
     shifts = {r["trajectory_id"]: r for r in (json.loads(path.read_text(encoding="utf-8")) if path.is_file() else [])}
     shifts.update({j.id: {"trajectory_id": j.id, "profile_id": j.profile.id, "task_id": j.task.id,

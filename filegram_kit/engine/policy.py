@@ -9,6 +9,10 @@ Every knob is drawn from a distribution whose tier means differ but whose spread
 trajectory draws its own values, so adjacent tiers are not trivially separable and no two runs of a
 persona look the same. Table 8's finer attributes (`ATTRIBUTE_EFFECTS`) then scale their dimension's
 knobs where it shows; tone, naming and version strategy are personal style and show everywhere.
+
+What a trajectory *shows* is recorded (`Policy.expression`): the tier each dimension expressed, and
+the attributes whose effect fired (applied, and its knob consulted by the agent during the run).
+The bench keys its items on this evidence, never on the persona's tiers alone.
 """
 
 from __future__ import annotations
@@ -42,12 +46,39 @@ class Policy:
     separator: str  # "_" or "-" in the file names this persona invents
     knobs: dict[str, float] = field(default_factory=dict)
     perturbation: Perturbation | None = None
+    attributes: dict[str, Tier] = field(default_factory=dict)  # the persona's attribute tiers
+    effects: frozenset[str] = frozenset()  # attributes whose ATTRIBUTE_EFFECTS factor was applied
+    used: set[str] = field(default_factory=set, compare=False)  # knobs and styles the agent consulted
 
     def __getitem__(self, name: str) -> float:
+        self.used.add(name)
         return self.knobs[name]
 
     def int(self, name: str) -> int:
-        return int(round(self.knobs[name]))
+        return int(round(self[name]))
+
+    def note(self, style: str) -> None:
+        """Record that the agent acted on a personal style ("tone", "naming" or "version")."""
+        self.used.add(style)
+
+    def expression(self) -> dict[str, dict[str, str]]:
+        """What this trajectory showed: {"tiers": dimension -> tier, "attributes": attribute -> tier}.
+
+        An attribute is listed when its behaviour reached the trace: a dimension's own attribute
+        with its dimension (the tier shown), an ATTRIBUTE_EFFECTS attribute when its factor applied and
+        its knob was consulted, tone / naming / version strategy when the agent wrote prose, named a
+        file or decided on a backup. Call it after the run.
+        """
+        shown = {d: self.shown[d].value for d in DIMENSION_CODES}
+        fired = {a: d for a, d in OWN_ATTRIBUTE.items()}
+        fired.update({a: spec[0] for a, spec in ATTRIBUTE_EFFECTS.items()
+                      if a in self.effects and spec[1] in self.used})
+        attributes = {a: shown[d] if a in OWN_ATTRIBUTE else self.attributes[a].value
+                      for a, d in fired.items() if a in self.attributes}
+        styles = {"tone": self.tone, "naming": self.naming, "version_strategy": self.version}
+        attributes.update({a: tier.value for a, tier in styles.items()
+                           if ("version" if a == "version_strategy" else a) in self.used})
+        return {"tiers": shown, "attributes": dict(sorted(attributes.items()))}
 
 
 def effective_tiers(profile: Profile, perturbation: Perturbation | None) -> dict[str, Tier]:
@@ -120,6 +151,9 @@ def _knobs(s: dict[str, Tier], rng: np.random.Generator) -> dict[str, float]:
     }
 
 
+# a dimension's own attribute (paper Table 8): it is the dimension, so it shows the dimension's shown tier
+OWN_ATTRIBUTE = {"reading_strategy": "A", "output_detail": "B", "directory_style": "C", "edit_strategy": "D",
+                 "cross_modal": "F"}
 # Table 8's finer attributes nudge the knobs of their dimension, where the persona's tier is shown:
 # attribute -> (dimension, knob, {tier: factor}). Tone and naming are personal style, shown everywhere.
 ATTRIBUTE_EFFECTS: dict[str, tuple[str, str, dict[Tier, float]]] = {
@@ -134,11 +168,16 @@ ATTRIBUTE_EFFECTS: dict[str, tuple[str, str, dict[Tier, float]]] = {
 }
 
 
-def _attribute_effects(knobs: dict[str, float], profile: Profile, tiers: dict[str, Tier],
-                       shown: dict[str, Tier]) -> dict[str, float]:
+def _applied(profile: Profile, tiers: dict[str, Tier], shown: dict[str, Tier]) -> frozenset[str]:
+    """The attributes whose factor applies: the persona has them and their dimension shows its tier."""
+    return frozenset(a for a, (dim, _, _) in ATTRIBUTE_EFFECTS.items()
+                     if a in profile.attributes and shown[dim] == tiers[dim])
+
+
+def _attribute_effects(knobs: dict[str, float], profile: Profile, applied: frozenset[str]) -> dict[str, float]:
     out = dict(knobs)
-    for attribute, (dim, knob, factors) in ATTRIBUTE_EFFECTS.items():
-        if attribute in profile.attributes and shown[dim] == tiers[dim]:
+    for attribute, (_, knob, factors) in ATTRIBUTE_EFFECTS.items():
+        if attribute in applied:
             out[knob] = out[knob] * factors[profile.attributes[attribute]]
     out["batch_reads_p"] = min(0.9, out["batch_reads_p"])
     out["delete_scratch_p"] = min(1.0, out["delete_scratch_p"])
@@ -151,8 +190,10 @@ def make_policy(profile: Profile, task: Task, *, perturbation: Perturbation | No
     tiers = effective_tiers(profile, perturbation)
     shown = _shown(task, tiers, perturbation, rng)
     digest = hashlib.sha256(profile.id.encode()).digest()
-    knobs = _attribute_effects(_knobs(shown, rng), profile, tiers, shown)
+    applied = _applied(profile, tiers, shown)
+    knobs = _attribute_effects(_knobs(shown, rng), profile, applied)
     return Policy(tiers=tiers, shown=shown, lang=profile.lang, tone=profile.attributes.get("tone", tiers["B"]),
                   naming=profile.attributes.get("naming", tiers["C"]),
                   version=profile.attributes.get("version_strategy", tiers["D"]),
-                  separator="-" if digest[0] % 4 == 0 else "_", knobs=knobs, perturbation=perturbation)
+                  separator="-" if digest[0] % 4 == 0 else "_", knobs=knobs, perturbation=perturbation,
+                  attributes=dict(profile.attributes), effects=applied)

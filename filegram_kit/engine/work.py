@@ -6,7 +6,8 @@ Which phases run depends on the task type (paper Table 10); how each runs depend
 the policy shows (spec 5.3): sequential full reads vs search-first partial reads vs breadth-first
 skims (A), long structured multi-file output vs one short note (B), nested folders and long names
 vs a flat root (C), small edits with backups vs bulk rewrites (D), cleanup vs accumulation (E),
-charts and data files vs tables vs prose (F).
+charts and data files vs tables vs prose (F). What the files and folders are called, and the words of
+what is written, come from the agent's style pack (`ag.pack`, `style_packs.py`).
 """
 
 from __future__ import annotations
@@ -21,14 +22,13 @@ from ..schema import Tier
 from .charts import bar_chart_png
 from .compose import Fact, Style, compose_index, compose_report, data_csv, extract_fact, revise
 from .naming import file_name, folder_plan, slug_words
+from .style_packs import PACK_A
 
 if TYPE_CHECKING:
     from .agent import OfflineAgent
 
 IMAGE_EXT = {"png", "jpg", "jpeg", "gif", "svg"}
 JUNK = re.compile(r"(\.tmp$|\.bak$|~$|copy ?\(\d\)|final_final|untitled)", re.IGNORECASE)
-ZH_TYPE = {"understand": "资料梳理", "create": "文档", "organize": "整理说明", "synthesize": "综合分析",
-           "iterate": "修订说明", "maintain": "维护记录"}
 
 
 def perform(ag: OfflineAgent) -> None:
@@ -143,14 +143,15 @@ def read(ag: OfflineAgent, inputs: list[str], matched: list[str]) -> None:
 # -- writing ---------------------------------------------------------------------------------
 def style(ag: OfflineAgent, figures: tuple[str, ...] = (), scale: float = 1.0) -> Style:
     k = ag.policy
+    k.note("tone")
     return Style(lang=k.lang, tone=k.tone.value, heading_depth=k.int("heading_depth"),
                  target_chars=int(k["target_chars"] * scale), tables=k.int("tables"), figures=figures,
-                 bullets=bool(ag.rng.random() < k["bullets_p"]))
+                 bullets=bool(ag.rng.random() < k["bullets_p"]), pack=ag.pack)
 
 
 def topic(ag: OfflineAgent) -> str:
     if ag.policy.lang == "zh":
-        return f"{ZH_TYPE[ag.task.type]}：{ag.task.description}"
+        return f"{ag.pack.zh_type[ag.task.type]}：{ag.task.description}"
     return ag.task.description
 
 
@@ -175,18 +176,18 @@ def produce(ag: OfflineAgent, inputs: list[str]) -> None:
         ag.pending_browses -= 1
     mkdirs(ag, [plan.main] + ([plan.figures] if k.int("charts") else []) + ([plan.aux] if k.int("aux_files") else []))
     if ag.rng.random() < k["scratch_p"]:
-        scratch = plan.join(plan.main, file_name(ag, "draft notes", ext="tmp" if ag.rng.random() < 0.5 else "md"))
+        scratch = plan.join(plan.main, _phrase_name(ag, "draft", "tmp" if ag.rng.random() < 0.5 else "md"))
         write(ag, scratch, compose_report(topic(ag), facts[:3], style(ag, scale=0.3), ag.rng))
         ag.scratch.append(scratch)
     figures = []
     for n in range(k.int("charts")):
-        path = plan.join(plan.figures, file_name(ag, f"figure {n + 1} overview", ext="png"))
+        path = plan.join(plan.figures, _phrase_name(ag, "figure", "png", n=n + 1))
         values = [(label, value) for f in facts for label, value in f.numbers] or [
             (PurePosixPath(f.source).suffix.lstrip(".") or "doc", float(len(f.lines))) for f in facts]
         write(ag, path, bar_chart_png(topic(ag), values[n * 4:n * 4 + 6] or values[:6]))
         figures.append(posixpath.relpath(path, plan.main))  # as the main document will link it
     for _ in range(k.int("data_files")):
-        write(ag, plan.join(plan.main, file_name(ag, "data summary", ext="csv")), data_csv(facts))
+        write(ag, plan.join(plan.main, _phrase_name(ag, "data", "csv")), data_csv(facts, pack=ag.pack))
     main = plan.join(plan.main, _main_name(ag))
     write(ag, main, compose_report(topic(ag), facts, style(ag, tuple(figures)), ag.rng))
     if ag.rng.random() < 0.3:
@@ -204,14 +205,21 @@ def produce(ag: OfflineAgent, inputs: list[str]) -> None:
 
 def _aux(ag: OfflineAgent, plan, facts: list[Fact], n: int) -> tuple[str, str]:
     """An auxiliary file (index, appendix, glossary ...) as (path, content)."""
-    kinds = ["index", "appendix sources", "glossary notes", "methodology", "action items"]
+    pack = ag.pack
+    kinds = pack.aux_kinds
     kind = kinds[n % len(kinds)]
-    if kind == "index":
-        entries = [(posixpath.relpath(p, plan.main), PurePosixPath(p).stem.replace("_", " ")) for p in ag.outputs
+    if n % len(kinds) == 0:  # the first kind is the index
+        entries = [(posixpath.relpath(p, plan.main), pack.describe(PurePosixPath(p).stem)) for p in ag.outputs
                    if ag.tools.real(p).exists()]
-        return plan.join(plan.main, "README.md"), compose_index(topic(ag), entries, ag.policy.lang)
+        return plan.join(plan.main, pack.index_file), compose_index(topic(ag), entries, ag.policy.lang, pack=pack)
     part = [facts[int(i)] for i in ag.rng.permutation(len(facts))[:4]]
-    return plan.join(plan.aux, file_name(ag, kind)), compose_report(kind.title(), part, style(ag, scale=0.35), ag.rng)
+    name = file_name(ag, kind, a_words=PACK_A.aux_kinds[n % len(kinds)])
+    return plan.join(plan.aux, name), compose_report(kind.title(), part, style(ag, scale=0.35), ag.rng)
+
+
+def _phrase_name(ag: OfflineAgent, key: str, ext: str = "md", **fields: int) -> str:
+    """A file named after one of the pack's phrases (a scratch file, a chart, a script ...)."""
+    return file_name(ag, ag.pack.phrases[key].format(**fields), ext, a_words=PACK_A.phrases[key].format(**fields))
 
 
 def _deliverables(ag: OfflineAgent, plan) -> None:
@@ -220,8 +228,9 @@ def _deliverables(ag: OfflineAgent, plan) -> None:
     per_file = {Tier.L: 1, Tier.M: 2, Tier.R: 4}[ag.policy.shown["B"]]
     for n in range(0, len(items), per_file):
         group = items[n:n + per_file]
-        facts = [Fact("task", item[:80], [item]) for item in group]
-        name = file_name(ag, " ".join(slug_words(group[0])[:3]) or f"part {n}")
+        facts = [Fact(ag.pack.prompt_source, item[:80], [item]) for item in group]
+        words = " ".join(slug_words(group[0])[:3])
+        name = file_name(ag, words) if words else _phrase_name(ag, "part", n=n)
         write(ag, plan.join(plan.main, name), compose_report(group[0][:80], facts, style(ag, scale=0.5), ag.rng))
 
 
@@ -234,12 +243,12 @@ def _main_name(ag: OfflineAgent) -> str:
 
 def _prompt_fact(ag: OfflineAgent) -> Fact:
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\d\.\s", ag.task.prompt_for(ag.profile)) if len(s) > 20]
-    return Fact("task", ag.task.description, sentences[:8] or [ag.task.description])
+    return Fact(ag.pack.prompt_source, ag.task.description, sentences[:8] or [ag.task.description])
 
 
 def refine(ag: OfflineAgent) -> None:
     """Edits on the agent's own main output (D): many small passes, a few larger ones, or a rewrite."""
-    docs = [p for p in ag.outputs if p.endswith(".md") and p not in ag.scratch and not p.endswith("README.md")
+    docs = [p for p in ag.outputs if p.endswith(".md") and p not in ag.scratch and not p.endswith(ag.pack.index_file)
             and ag.tools.real(p).is_file()]
     if not docs:
         return
@@ -254,15 +263,21 @@ def refine(ag: OfflineAgent) -> None:
 def edit_file(ag: OfflineAgent, path: str, edits: int, *, backup: bool) -> None:
     if edits <= 0:
         return
+    if backup:
+        ag.policy.note("version")
     if backup and ag.policy.version != Tier.R:  # in-place editors never keep a copy
         pure = PurePosixPath(path)
-        copy = path + ".bak" if ag.policy.version == Tier.M else str(pure.with_name(f"{pure.stem}_v1{pure.suffix}"))
+        versioned = pure.with_name(f"{pure.stem}{ag.pack.version_suffix}{pure.suffix}")
+        if ag.pack is not PACK_A:  # sorted as pack A's copy of the same file
+            a_pure = PurePosixPath(ag.canonical(path))
+            ag.spelling[versioned.name] = f"{a_pure.stem}{PACK_A.version_suffix}{a_pure.suffix}"
+        copy = path + ".bak" if ag.policy.version == Tier.M else str(versioned)
         if ag.act("bash", command=f"cp '{path}' '{copy}'").ok:
             ag.scratch.append(copy)
     for _ in range(edits):
         text = ag.tools.real(path).read_text(encoding="utf-8", errors="replace")
         lines = max(1, int(ag.policy["edit_lines"] * ag.rng.uniform(0.6, 1.4)))
-        change = revise(text, lines, ag.rng, ag.policy.lang)
+        change = revise(text, lines, ag.rng, ag.policy.lang, pack=ag.pack)
         if change is not None:
             ag.act("edit", file_path=path, old_string=change[0], new_string=change[1])
 
@@ -288,7 +303,7 @@ def organize(ag: OfflineAgent, inputs: list[str]) -> None:
     if groups:
         mkdirs(ag, list(groups))
         if len(groups) > 3 or ag.rng.random() < ag.policy["script_p"]:  # many groups: one script does it
-            script = file_name(ag, "organize files", ext="py")
+            script = _phrase_name(ag, "script", "py")
             lines = ["import shutil", "moves = ["] + [f"    ({src!r}, {dst!r})," for dst, files in groups.items()
                                                         for src in files] + ["]",
                                                                               "for src, dst in moves:",
@@ -299,11 +314,11 @@ def organize(ag: OfflineAgent, inputs: list[str]) -> None:
         else:
             for dst, files in groups.items():
                 ag.act("bash", command="mv " + " ".join(f"'{f}'" for f in files) + f" '{dst}/'")
-    kept = [f for f in ag.tools.files() if JUNK.search(PurePosixPath(f).name) is None]
+    kept = sorted((f for f in ag.tools.files() if JUNK.search(PurePosixPath(f).name) is None), key=ag.canonical)
     for old in kept[:ag.policy.int("renames")]:
         name = file_name(ag, PurePosixPath(old).stem, ext=old.rsplit(".", 1)[-1])
         new = (PurePosixPath(old).parent / name).as_posix()
-        if new != old and not ag.tools.real(new).exists():
+        if ag.canonical(new) != ag.canonical(old) and not ag.tools.real(new).exists():  # already so named: kept
             ag.act("bash", command=f"mv '{old}' '{new}'")
     if groups and ag.rng.random() < 0.7:
         ag.act("ls", path=".")
@@ -311,8 +326,8 @@ def organize(ag: OfflineAgent, inputs: list[str]) -> None:
         titles = {PurePosixPath(path).name: fact.title for path, fact in ag.facts.items()}  # files have moved
         for folder in list(groups)[:3]:
             entries = [(PurePosixPath(f).name, titles.get(PurePosixPath(f).name, PurePosixPath(f).stem))
-                       for f in ag.tools.files(folder)][:20]
-            write(ag, f"{folder}/README.md", compose_index(folder, entries, ag.policy.lang))
+                       for f in sorted(ag.tools.files(folder), key=ag.canonical)][:20]
+            write(ag, f"{folder}/{ag.pack.index_file}", compose_index(folder, entries, ag.policy.lang, pack=ag.pack))
 
 
 def _groups(ag: OfflineAgent, inputs: list[str]) -> dict[str, list[str]]:
@@ -321,11 +336,12 @@ def _groups(ag: OfflineAgent, inputs: list[str]) -> dict[str, list[str]]:
         return {}
     loose = [f for f in inputs if "/" not in f and ag.tools.real(f).exists()]
     folders = folder_plan(ag, "archive")
+    existing = frozenset(PurePosixPath(f).parts[0] for f in ag.tools.files() if "/" in f)
     plan: dict[str, list[str]] = {}
     for f in loose:
         seen = ag.facts[f].title if f in ag.facts else ""
-        plan.setdefault(folders.group(f, depth, seen), []).append(f)
-    ranked = sorted(plan, key=lambda g: (-len(plan[g]), g))[:count]
+        plan.setdefault(folders.group(f, depth, seen, existing), []).append(f)
+    ranked = sorted(plan, key=lambda g: (-len(plan[g]), ag.canonical(g)))[:count]  # ties: pack A's spelling
     return {g: plan[g] for g in ranked}
 
 
@@ -341,8 +357,9 @@ def curate(ag: OfflineAgent, inputs: list[str]) -> None:
         ag.act("bash", command="rm " + " ".join(f"'{p}'" for p in doomed))
     keep = [p for p in ag.scratch if ag.tools.real(p).exists()]
     if keep and ag.rng.random() < k["archive_p"]:
-        mkdirs(ag, ["archive"])
-        ag.act("bash", command="mv " + " ".join(f"'{p}'" for p in keep) + " archive/")
+        archive = ag.pack.folders["archive"]
+        mkdirs(ag, [archive])
+        ag.act("bash", command="mv " + " ".join(f"'{p}'" for p in keep) + f" {archive}/")
 
 
 def verify(ag: OfflineAgent) -> None:

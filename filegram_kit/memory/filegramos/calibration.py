@@ -6,8 +6,9 @@ standardised). Its decision boundaries are the thresholds; its probability for t
 is the confidence. It is fit on calibration personas drawn by `sample_profiles` (never the 20
 evaluated ones: `sample_profiles` excludes their tier vectors) and their offline-engine
 trajectories, and stored as plain numbers in `filegram_kit/data/calibration.json`, so reading a
-tier needs numpy only. `filegram calibrate` rebuilds it; the file records the engine it was fit
-on, and a test fails when the engine changes without a refit.
+tier needs numpy only. `filegram calibrate` rebuilds it (`filegram_kit.calibrate`, outside memory/
+because it drives the engine); the file records the engine it was fit on, and a test fails when
+the engine changes without a refit.
 """
 
 from __future__ import annotations
@@ -158,21 +159,3 @@ def save_calibration(calibration: Calibration, path: str | Path | None = None) -
 
 
 CALIBRATION_SEED = 1001  # the calibration personas' seed: distinct from corpus seeds 0, 1, 2, ...
-
-
-def calibrate(corpus_dir: str | Path, *, personas: int = 48, seed: int = CALIBRATION_SEED, workers: int | None = None,
-              tasks: list[str] | None = None, progress: bool | None = None) -> Calibration:
-    """Draw `personas` synthetic personas, run the offline engine on the tasks (default all 32) into
-    `corpus_dir` (resumable), and fit the classifiers on their fingerprints."""
-    from ...engine.corpus import build_corpus, engine_fingerprint
-    from ...fingerprint import fingerprints
-    from ...profiles import sample_profiles
-    from ...traces import load_trajectories
-
-    profiles = sample_profiles(personas, seed=seed)
-    build_corpus(corpus_dir, seed=seed, profiles=profiles, tasks=tasks, workers=workers, progress=progress)
-    trajs = load_trajectories(corpus_dir, profiles=[p.id for p in profiles], check_media=False, progress=progress)
-    tiers = {p.id: {d: t.value for d, t in p.tiers.items()} for p in profiles}
-    meta = {"engine": engine_fingerprint()[:16], "seed": seed, **({"tasks": list(tasks)} if tasks else {}),
-            "method": "multinomial logistic regression per dimension on per-persona mean fingerprints"}
-    return fit_calibration(fingerprints(trajs), tiers, seed=seed, meta=meta)
