@@ -146,9 +146,10 @@ def test_facts_keep_numbers_dates_and_names_and_drop_filler():
 
 
 # -- segmentation ----------------------------------------------------------------------------------
-def test_segmentation_splits_at_topic_boundaries():
-    assert segment(FINANCE + PETS) == [(0, 5), (5, 10)]
-    assert segment(PETS + FINANCE + LEGAL) == [(0, 5), (5, 10), (10, 14)]
+@pytest.mark.parametrize("embedder", ["wordllama", "lsa"])
+def test_segmentation_splits_at_topic_boundaries(embedder):
+    assert segment(FINANCE + PETS, embedder=embedder) == [(0, 5), (5, 10)]
+    assert segment(PETS + FINANCE + LEGAL, embedder=embedder) == [(0, 5), (5, 10), (10, 14)]
 
 
 def test_segmentation_keeps_a_single_topic_whole_and_covers_the_sequence():
@@ -176,12 +177,20 @@ def test_segmentation_keeps_a_single_topic_whole_and_covers_the_sequence():
      ["Long flowing prose essays", "Tables with formulas", "Short bullet-point summaries", "Voice memos"], 2),
     ("When does the dog visit the vet?", ["Every December", "Every week", "Never", "Every March"], 3),
 ])
-def test_mcq_reader_picks_the_option_the_context_supports(question, choices, gold):
-    index, scores = answer_mcq(question, choices, CONTEXT)
+@pytest.mark.parametrize("embedder", ["wordllama", "lsa"])
+def test_mcq_reader_picks_the_option_the_context_supports(question, choices, gold, embedder):
+    index, scores = answer_mcq(question, choices, CONTEXT, embedder=embedder)
     assert index == gold, scores
     assert len(scores) == len(choices) and abs(sum(scores) - 1.0) < 1e-9
     assert scores[gold] == max(scores)
-    assert answer_mcq(question, choices, CONTEXT) == (index, scores)
+    assert answer_mcq(question, choices, CONTEXT, embedder=embedder) == (index, scores)
+
+
+def test_the_reader_embeds_with_the_embedder_it_is_given():
+    from filegram_kit.llm.algorithms.reader import option_scores
+
+    args = ("How does the user name files?", ["Short cryptic abbreviations", "Descriptive names with dates"], CONTEXT)
+    assert not np.array_equal(option_scores(*args, embedder="wordllama"), option_scores(*args, embedder="lsa"))
 
 
 def test_mcq_reader_ties_go_to_the_lowest_index_and_empty_context_is_uniform():
@@ -248,15 +257,60 @@ def test_style_fields_of_a_markdown_document():
     assert style["table_rows"] == 3 and style["bullet_ratio"] == round(3 / 11, 3)
     assert style["words"] == word_count(doc) and style["characters"] == len(doc)
     assert style["avg_sentence_words"] == round((5 + 11 + 4 + 4 + 4) / 5, 2)  # headings, table rows excluded
-    assert style["structure"] == "highly structured" and style["tone"] == "formal"
+    assert style["structure"] == "highly structured" and style["tone"] != "casual"
     assert "H1-H2" in style["summary"] and "3-row table" in style["summary"]
     casual = describe_style("hey lol this is gonna be awesome!! don't worry about it")
     assert casual["formality"] < 0.4 < style["formality"] and casual["structure"] == "free-form"
+    assert casual["tone"] == "casual"
     assert describe_style("您好，综上所述，本报告特此说明。")["language"] == "zh"
     mixed = "## 概述\n本文档基于3份资料整理。" + " The broker notes on TSMC revenue growth and margins" * 3
     assert describe_style(mixed)["language"] == "zh"  # Chinese scaffolding (12 characters) around 129 letters
     assert describe_style("Met 王伟 to review the quarterly budget, staffing and vendors.")["language"] == "en"
     assert describe_style("")["language"] == "en"
+
+
+REGISTERS = {  # (formal, casual) writing in general English and Chinese, no engine's wording
+    "en": ("On the whole, the committee considers the proposal sound. It may be argued that further "
+           "consultation is warranted. Consequently, a comprehensive evaluation of the alternatives is "
+           "recommended before the budget is approved.",
+           "ok so the proposal looks fine i guess!! we're gonna need another chat about it though. "
+           "can't decide on the budget yet 😅"),
+    "zh": ("鉴于上述情况，本委员会对该方案进行了全面评估，并且提出以下建议。综上所述，特此说明。",
+           "咱们先随便看看吧，这个方案挺好玩的！预算的事回头再聊一下呗。"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_formality_orders_general_writing_by_register(lang):
+    formal, casual = (describe_style(text) for text in REGISTERS[lang])
+    assert formal["tone"] == "formal" and casual["tone"] == "casual"
+    assert formal["formality"] - casual["formality"] > 0.5
+    neutral = "The report lists the files in the folder. The budget file has three rows."
+    assert casual["formality"] < describe_style(neutral)["formality"] < formal["formality"]
+    assert describe_style("# Title only\n\n| a | b |\n|---|---|\n")["formality"] == 0.5  # no prose, no evidence
+
+
+@pytest.mark.parametrize("pack", ["A", "B"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_formality_reads_the_register_of_engine_outputs_in_either_wording(pack, lang):
+    """The same reports in the engine's two style packs: register, not one pack's words, orders them."""
+    from filegram_kit.engine.compose import Fact, Style, compose_report
+    from filegram_kit.engine.style_packs import get_pack
+
+    facts = [Fact("notes/budget.md", "Budget review", ["Revenue grew 12% in the third quarter.",
+                                                       "The marketing team spent 40,000 on the spring campaign.",
+                                                       "Two vendors missed their delivery dates in August."]),
+             Fact("mail/offsite.eml", "Team offsite", ["The offsite moves to the second week of May.",
+                                                       "Anna books the venue and the travel for everyone.",
+                                                       "The agenda covers hiring, the roadmap and the budget."])]
+    styles = {tone: [describe_style(compose_report("Quarterly planning", facts, Style(
+        lang=lang, tone=tone, heading_depth=2, target_chars=900, pack=get_pack(pack)), np.random.default_rng(seed)))
+        for seed in range(4)] for tone in "LMR"}
+    scores = {tone: [s["formality"] for s in found] for tone, found in styles.items()}
+    assert min(scores["L"]) > max(scores["M"]) and min(scores["M"]) > max(scores["R"])
+    assert {s["tone"] for s in styles["R"]} == {"casual"}
+    if lang == "en":  # Chinese reports quote English sources: their own register shows in a few characters
+        assert {s["tone"] for s in styles["L"]} == {"formal"}
 
 
 def _kept(text: str) -> list[str]:

@@ -19,6 +19,15 @@ def test_answers_are_the_offline_ones_and_tokens_the_rendered_prompt():
     assert dry.model == "gemini-2.5-flash" and offline.usage.total("input_tokens") == 0
 
 
+def test_the_attribute_judge_is_billed_for_its_rendered_prompt():
+    dry, offline = get_backend("dryrun", target="gemini"), get_backend("offline")
+    args = ("Describe this user's naming.", "naming", "Ad-hoc", "Files get arbitrary names.")
+    assert dry.judge_attribute(*args) == offline.judge_attribute(*args)
+    prompt = TASKS["judge_attribute"].render(question=args[0], label="naming", values="Systematic | Semi-structured "
+                                             "| Ad-hoc", reference=args[2], answer=args[3])
+    assert dry.usage.total("input_tokens") == estimate_tokens(prompt)
+
+
 def test_cost_uses_the_target_models_prices():
     dry = get_backend("dryrun", target="gemini")
     with dry.phase("judge"):

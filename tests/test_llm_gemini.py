@@ -73,6 +73,15 @@ def test_rate_limit_then_success_is_retried(server, sleeps):
     assert score.score == 4 and len(server.requests) == 2 and len(sleeps) == 1
 
 
+def test_the_attribute_judge_renders_and_parses_through_the_sdk(server):
+    server.reply(GENERATE, reply({"text": '{"score": 4, "rationale": "flat root folder"}'}))
+    got = backend(server).judge_attribute("Describe this user's directory style.", "directory_style",
+                                          "Flat, root only", "Everything stays in the root folder.")
+    assert (got.score, got.rationale) == (4, "flat root folder")
+    prompt = server.requests[0].json["contents"][0]["parts"][0]["text"]
+    assert "Nested, 3+ levels | Adaptive, 1–2 | Flat, root only" in prompt and "REFERENCE VALUE: Flat" in prompt
+
+
 def test_a_refused_key_is_an_auth_error_naming_the_variable_without_retry(server, sleeps):
     server.reply(GENERATE, error(401, "UNAUTHENTICATED"), status=401)
     model = backend(server)

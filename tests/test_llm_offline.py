@@ -30,6 +30,10 @@ def test_reader_and_judges_behave(offline):
     assert answer.index == 1 and answer.confidence == max(answer.scores) and len(answer.scores) == 3
     assert offline.judge_likert("Revenue grew 12% in Q3.", "Revenue grew 12% in Q3.").score == 5
     assert offline.judge_likert("Revenue grew 12% in Q3.", "Revenue grew 40% in Q3.").score <= 2
+    q = "Describe this user's cleanup policy (what they do with old and temporary files)."
+    assert offline.judge_attribute(q, "cleanup_policy", "Never delete", "The user never deletes anything.").score == 4
+    assert offline.judge_attribute(q, "cleanup_policy", "Never delete", "Cleanup policy.").score == 1
+    assert offline.judge_attribute(q, "cleanup_policy", "Never delete", "It purges temp files.").score == 1
     strong = {"dirs_created": 4.0, "max_dir_depth": 3.5, "files_moved": 3.2}
     assert offline.judge_anomaly(strong).label == "outlier"
     assert offline.judge_anomaly(strong, task_shift=strong).label == "variation"

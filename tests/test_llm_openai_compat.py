@@ -73,6 +73,16 @@ def test_summarize_and_mcq_come_back_typed_with_the_servers_token_counts(server)
     assert model.usage.total("calls") == 2 and model.usage.total("input_tokens") == 100
 
 
+def test_the_attribute_judge_asks_for_json_and_returns_a_likert_score(server):
+    server.reply(CHAT, chat('{"score": 4, "rationale": "names the archive routine"}'))
+    got = backend(server).judge_attribute("Describe this user's cleanup policy.", "cleanup_policy",
+                                          "Periodic archival", "Old drafts are archived now and then.")
+    assert (got.score, got.rationale) == (4, "names the archive routine")
+    (body,) = (r.json for r in server.requests_to(CHAT))
+    assert body["response_format"] == {"type": "json_object"}
+    assert "Aggressive cleanup | Periodic archival | Never delete" in body["messages"][0]["content"]
+
+
 def test_a_server_without_json_mode_is_asked_again_without_it(server):
     server.reply(CHAT, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}},
                  status=400)

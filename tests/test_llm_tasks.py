@@ -102,6 +102,24 @@ def test_prompted_answers_become_typed_results_and_usage_is_split_by_phase():
     assert model.usage.cost({"input": 1_000_000, "output": 0}) == model.usage.total("input_tokens")
 
 
+def test_the_attribute_judge_renders_the_ordered_values_and_parses_a_likert_reply():
+    model = ScriptedModel(['{"score": 4, "rationale": "asserts search-first"}', "It is a four."])
+    question = "Describe this user's reading strategy (how they find and read information)."
+    with model.phase("judge"):
+        got = model.judge_attribute(question, "reading_strategy", "Search-first", "Greps for keywords first.")
+    assert (got.score, got.rationale) == (4, "asserts search-first")
+    prompt = model.prompts[0]
+    assert "ATTRIBUTE: reading strategy" in prompt and "Sequential deep | Search-first | Breadth-first" in prompt
+    assert "REFERENCE VALUE: Search-first" in prompt and "Greps for keywords first." in prompt and question in prompt
+    assert "asserts nothing" in prompt and model.usage.counts["judge"]["calls"] == 1
+    with pytest.raises(ParseError) as info:
+        model.judge_attribute(question, "reading_strategy", "Search-first", "anything")
+    assert info.value.task == "judge_attribute"
+    with pytest.raises(ValueError, match="behavioural attribute"):
+        model.judge_attribute(question, "language", "English", "English")  # identity attributes have no tiers
+    assert len(model.prompts) == 2
+
+
 def test_parse_failures_are_counted_and_raised_not_scored():
     model = ScriptedModel(["no idea"])
     with pytest.raises(ParseError):

@@ -34,6 +34,7 @@ from .tasks import (
     McqAnswer,
     ParseError,
     ToolCall,
+    attribute_values,
 )
 
 PHASES = ("ingest", "query", "judge", "generate")  # generate: the LLM agent writing traces
@@ -205,6 +206,17 @@ class Backend:
         inputs = {"reference": reference, "answer": answer,
                   "rubric": {str(k): v for k, v in (rubric or {}).items()}}
         value = self.run("judge_likert", inputs)
+        return LikertScore(int(value["score"]), value.get("rationale", ""))
+
+    def judge_attribute(self, question: str, attribute: str, reference: str, answer: str) -> LikertScore:
+        """1-5: does `answer` assert the reference value of one behavioural attribute (paper Table 8)?
+
+        `attribute` is its name ("reading_strategy"), `reference` the value text ("Search-first"); the judge
+        knows the attribute's three values in order, so a neighbouring value earns partial credit and an
+        answer that only restates the attribute or the question asserts nothing (score 1)."""
+        attribute_values(attribute)  # a clear error before anything is computed or cached
+        value = self.run("judge_attribute", {"question": question, "attribute": attribute, "reference": reference,
+                                             "answer": answer})
         return LikertScore(int(value["score"]), value.get("rationale", ""))
 
     def rephrase_question(self, question: str) -> str:

@@ -1,9 +1,14 @@
 """The `offline` backend: every typed task answered by a deterministic algorithm, no key, no network.
 
-LSA embeddings, TextRank summaries, ranked fact extraction, change-point episodes, counted episode
-narratives, a BM25 + LSA +
-number-matching reader, a coverage/contradiction Likert judge, a residual-z anomaly judge, measured
-style and rule-based paraphrase (see `llm/algorithms/`). The agent step is a small explorer: list the
+    get_backend("offline")                  # embeddings from WordLlama, 256-D (dim=64 or 128: Matryoshka prefixes)
+    get_backend("offline", embedder="lsa")  # the ablation: LSA fitted on the project's own text (any dim)
+
+WordLlama embeddings by default (a static token-embedding model whose weights ship in the `wordllama`
+wheel, trained on none of our text; LSA is fitted on the task prompts and workspace documents our
+generator writes, so it is kept as the ablation), TextRank summaries, ranked fact extraction,
+change-point episodes, counted episode narratives, a BM25 + embedding + number-matching reader, a
+coverage/contradiction Likert judge, a residual-z anomaly judge, measured style and rule-based
+paraphrase (see `llm/algorithms/`). The agent step is a small explorer: list the
 workspace, read what is there, write notes from what it read, stop. Nothing here is a stub that
 returns a fixed answer, and nothing costs tokens.
 """
@@ -16,8 +21,11 @@ import json
 import re
 from typing import Any
 
+import numpy as np
+
 from ..documents import text_of_bytes
 from . import algorithms as alg
+from .algorithms.embedders import check_embedder
 from .base import Backend, Computed
 
 AGENT_NOTES = "notes.md"
@@ -28,12 +36,21 @@ class OfflineBackend(Backend):
     name = "offline"
     default_model = "offline-v1"
 
-    def __init__(self, model: str | None = None, *, dim: int = 256, seed: int = 0, **kwargs: Any):
+    def __init__(self, model: str | None = None, *, dim: int = 256, seed: int = 0,
+                 embedder: str = alg.DEFAULT_EMBEDDER, **kwargs: Any):
+        embedder = check_embedder(embedder, int(dim))  # "wordllama" | "lsa" (the ablation)
+        if model is None and embedder != alg.DEFAULT_EMBEDDER:  # result rows key on the model: keep runs apart
+            model = f"{self.default_model}+{embedder}"
         super().__init__(model, **kwargs)
         self.dim, self.seed = int(dim), int(seed)
+        self.embedder = embedder
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "dim": self.dim, "seed": self.seed}
+        # the embedder is part of every cache key: an LSA answer is never served for wordllama
+        return {**super().params(), "dim": self.dim, "seed": self.seed, "embedder": self.embedder}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, embedder={self.embedder!r}, dim={self.dim})"
 
     def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
         handler = getattr(self, f"_task_{task}", None)
@@ -43,8 +60,9 @@ class OfflineBackend(Backend):
 
     # -- one method per typed task (returns the JSON-able value the cache stores) ------------------
     def _task_embed(self, texts: list[str], input_type: str = "document") -> list[list[float]]:
-        # rounded: BLAS thread counts change the last bits of an SVD, not the first six decimals
-        return alg.embed(texts, dim=self.dim, seed=self.seed).round(6).tolist()
+        # rounded: BLAS thread counts change the last bits of an SVD, not the first six decimals (stable bytes)
+        vectors = alg.embed_with(self.embedder, texts, dim=self.dim, seed=self.seed)
+        return np.round(vectors, 6).tolist()
 
     def _task_embed_image(self, images: list[str]) -> list[list[float]]:
         """What can be read from an image (its embedded caption, size, format), embedded as text."""
@@ -58,7 +76,7 @@ class OfflineBackend(Backend):
         return alg.extract_facts(text, max_facts=max_facts)
 
     def _task_segment_episodes(self, items: list[str]) -> list[list[int]]:
-        return [[a, b] for a, b in alg.segment(items)] if items else []
+        return [[a, b] for a, b in alg.segment(items, embedder=self.embedder)] if items else []
 
     def _task_narrate_episode(self, items: list[str]) -> dict[str, str]:
         return alg.narrate(items)
@@ -71,14 +89,18 @@ class OfflineBackend(Backend):
         return {"label": label, "rationale": rationale}
 
     def _task_answer_mcq(self, question: str, choices: list[str], context: str) -> dict[str, Any]:
-        index, scores = alg.answer_mcq(question, choices, context)
+        index, scores = alg.answer_mcq(question, choices, context, embedder=self.embedder)
         return {"index": int(index), "confidence": float(scores[index]), "scores": [float(s) for s in scores]}
 
     def _task_answer_open(self, question: str, context: str, max_words: int = 60) -> str:
-        return alg.answer_open(question, context, max_words=max_words)
+        return alg.answer_open(question, context, max_words=max_words, embedder=self.embedder)
 
     def _task_judge_likert(self, reference: str, answer: str, rubric: dict[str, str]) -> dict[str, Any]:
         score, rationale = alg.judge_likert(reference, answer, {int(k): v for k, v in rubric.items()} or None)
+        return {"score": int(score), "rationale": rationale}
+
+    def _task_judge_attribute(self, question: str, attribute: str, reference: str, answer: str) -> dict[str, Any]:
+        score, rationale = alg.judge_attribute(attribute, reference, answer, question)
         return {"score": int(score), "rationale": rationale}
 
     def _task_rephrase_question(self, question: str) -> str:

@@ -17,6 +17,7 @@ from .base import Backend, Computed
 from .tasks import (
     TASKS,
     ToolCall,
+    attribute_values,
     options_text,
     parse_anomaly,
     parse_boundaries,
@@ -77,6 +78,9 @@ def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) ->
         fields["items"] = "\n".join(f"{i}. {item}" for i, item in enumerate(inputs["items"]))
     elif task == "judge_likert":
         fields["rubric"] = rubric_text({int(k): v for k, v in inputs["rubric"].items()} or None)
+    elif task == "judge_attribute":
+        fields["label"] = inputs["attribute"].replace("_", " ")
+        fields["values"] = attribute_values(inputs["attribute"])
     elif task == "judge_anomaly":
         for key in ("deviation", "task_shift"):
             fields[key] = json.dumps(inputs[key], sort_keys=True) if inputs[key] else "(none)"
@@ -103,7 +107,7 @@ def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:
     if task == "answer_mcq":
         index, confidence = parse_choice(text, len(inputs["choices"]))
         return {"index": index, "confidence": confidence}
-    if task == "judge_likert":
-        score = parse_likert(text)
+    if task in ("judge_likert", "judge_attribute"):
+        score = parse_likert(text, task)
         return {"score": score.score, "rationale": score.rationale}
     raise KeyError(f"no decoder for task {task!r}")

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2  # 2: judge_attribute (the ProfRec value judge)
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ANOMALY_LABELS = ("variation", "outlier", "uncertain")
 
@@ -133,6 +133,14 @@ TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
     TaskSpec("judge_likert", "json",
              "Score how well the answer matches the reference on a 1-5 scale.\nRubric:\n{rubric}\n\nREFERENCE:\n"
              "{reference}\n\nANSWER:\n{answer}\n\n" + _JSON_ONLY + ' Shape: {{"score": 1-5, "rationale": "..."}}'),
+    TaskSpec("judge_attribute", "json",
+             "Judge which value of a user's behavioural attribute an answer asserts.\nATTRIBUTE: {label}; its values "
+             "in order: {values} (neighbours are adjacent, first and last are opposite)\nQUESTION: {question}\n"
+             "REFERENCE VALUE: {reference}\nANSWER:\n{answer}\n\nScore 1-5: 5 asserts the reference value with "
+             "specific evidence; 4 asserts the reference value; 3 an adjacent value, or hedges between the reference "
+             "and an adjacent value; 2 the opposite value with hedging, or mostly wrong; 1 the opposite value, or no "
+             "value at all (restating the attribute's name or the question asserts nothing). " + _JSON_ONLY +
+             ' Shape: {{"score": 1-5, "rationale": "one sentence"}}'),
     TaskSpec("rephrase_question", "text",
              "Rephrase the question below without changing its meaning. Keep numbers, quoted strings and file "
              "names exactly. Reply with the rephrased question only.\n\nQUESTION: {question}"),
@@ -141,6 +149,15 @@ TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
 DEFAULT_RUBRIC = {5: "same content, nothing wrong", 4: "mostly the same, a minor omission",
                   3: "half of the content", 2: "little of the content or one clear error",
                   1: "unrelated or contradicting"}
+
+
+def attribute_values(attribute: str) -> str:
+    """A behavioural attribute's Table 8 values in tier order, 'Sequential deep | Search-first | Breadth-first'."""
+    from ..schema import ATTRIBUTES
+
+    if attribute not in ATTRIBUTES or not ATTRIBUTES[attribute].tiers:
+        raise ValueError(f"{attribute!r} is not a behavioural attribute (schema.BEHAVIORAL_ATTRIBUTES)")
+    return " | ".join(ATTRIBUTES[attribute].tiers.values())
 
 
 def options_text(choices: list[str]) -> str:
@@ -225,14 +242,15 @@ def parse_choice(reply: str, n_choices: int) -> tuple[int, float]:
     return LETTERS.index(letter), max(0.0, min(1.0, confidence))
 
 
-def parse_likert(reply: str) -> LikertScore:
-    data = parse_json("judge_likert", reply)
+def parse_likert(reply: str, task: str = "judge_likert") -> LikertScore:
+    """A 1-5 score and its rationale (judge_likert and judge_attribute replies have this shape)."""
+    data = parse_json(task, reply)
     try:
         score = int(round(float(data["score"])))
     except (KeyError, TypeError, ValueError):
-        raise ParseError("judge_likert", "no numeric 'score'", reply) from None
+        raise ParseError(task, "no numeric 'score'", reply) from None
     if not 1 <= score <= 5:
-        raise ParseError("judge_likert", f"score {score} outside 1-5", reply)
+        raise ParseError(task, f"score {score} outside 1-5", reply)
     return LikertScore(score, str(data.get("rationale", "")))
 
 

@@ -2,8 +2,11 @@
 
 Latent semantic analysis (Deerwester et al., 1990) maps texts that use co-occurring words to
 nearby vectors. It is fitted once on a reference corpus built from the project's own text (the
-32 task prompts in English and Chinese, and the paragraphs of every planned workspace document),
-so a query and the documents it is compared with live in one fixed space whatever call they came from.
+32 task prompts in English and Chinese, and the paragraphs of every planned workspace document;
+`filegram_kit.reference_text`), so a query and the documents it is compared with live in one fixed
+space whatever call they came from. Being fitted on our generator's text, it is the offline backend's
+`embedder="lsa"` ablation (embeddings, the reader's semantic evidence and episode segmentation);
+WordLlama (wordllama_embedder.py) is the default for all three.
 
 Features: content words (weight 1) and the character trigrams of each word ("<word>", weight 0.5),
 so a word the corpus never saw still lands near words sharing its pieces; CJK runs give character
@@ -19,24 +22,22 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
+from filegram_kit.llm.algorithms.embedders import memoised
 from filegram_kit.llm.algorithms.text import _CJK_RUN, STOPWORDS, tokens
+from filegram_kit.reference_text import reference_corpus
 
 SUBWORD_WEIGHT = 0.5  # a trigram matters less than a whole word
 MIN_DF = 2  # features seen in one corpus document only carry no co-occurrence signal
 POWER_ITERATIONS = 2
 OVERSAMPLING = 10
 SINGULAR_VALUE_EXPONENT = 0.5  # extra weight of the strong (topical) dimensions over the fine (wording) ones
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_ZH_CLAUSE = re.compile(r"[，；：。！？]")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -62,24 +63,6 @@ def text_features(text: str) -> Counter[str]:
         feats["w:" + tok] += 1
         feats.update(_subword_features(tok))
     return feats
-
-
-@functools.cache
-def reference_corpus() -> tuple[str, ...]:
-    """The built-in corpus: task descriptions and prompts, and every workspace document's title and
-    paragraphs (seed 0). Paragraphs are the documents, as in classic LSA: sentence-sized documents
-    were measured to give noisier co-occurrence (paraphrase pairs less separated). The Chinese
-    prompts are the only Chinese text, so they are split into clauses: 32 whole prompts gave one
-    "Chinese" direction in which every Chinese text looked alike."""
-    from filegram_kit.tasks import load_tasks
-    from filegram_kit.workspace import plan_workspace
-
-    texts: list[str] = []
-    for task in load_tasks().values():
-        texts += [task.description, task.prompt_en, *_ZH_CLAUSE.split(task.prompt_zh)]
-        for doc in plan_workspace(task, seed=0):
-            texts += [doc.title, *_PARAGRAPH_BREAK.split(doc.text)]
-    return tuple(dict.fromkeys(t.strip() for t in texts if len(t.strip()) > 3))
 
 
 @dataclass(frozen=True)
@@ -204,34 +187,10 @@ class LsaEmbedder:
         return out
 
 
-MEMO_SIZE = 200_000  # texts remembered per process (a row depends on its own text only, so this is exact)
-_memo: OrderedDict[tuple[int, int, str], np.ndarray] = OrderedDict()
-_memo_lock = threading.Lock()
-
-
 def embed(texts: list[str], *, dim: int = 256, seed: int = 0) -> np.ndarray:
     """Embed texts with the reference LSA model (see the module docstring).
 
-    Rows are remembered by text (least recently used dropped beyond MEMO_SIZE): benchmark runs
-    embed the same context lines and chunks many times, and each row depends on its text alone.
+    Rows are remembered by text (embedders.memoised): benchmark runs embed the same context lines
+    and chunks many times, and each row depends on its text alone.
     """
-    if isinstance(texts, str):
-        raise TypeError("embed takes a list of texts, not one string")
-    keys = [(dim, seed, t) for t in texts]
-    with _memo_lock:
-        found = {k: _memo[k] for k in keys if k in _memo}
-        for k in found:
-            _memo.move_to_end(k)
-    missing = list(dict.fromkeys(k[2] for k in keys if k not in found))
-    if missing:
-        rows = LsaEmbedder(dim, seed).embed(missing)
-        with _memo_lock:
-            for text, row in zip(missing, rows, strict=True):
-                row.setflags(write=False)
-                found[(dim, seed, text)] = _memo[(dim, seed, text)] = row
-            while len(_memo) > MEMO_SIZE:
-                _memo.popitem(last=False)
-    out = np.zeros((len(texts), dim), dtype=np.float32)
-    for i, k in enumerate(keys):
-        out[i] = found[k]
-    return out
+    return memoised(("lsa", dim, seed), LsaEmbedder(dim, seed).embed, texts, dim)

@@ -9,7 +9,8 @@ It sees only the context text, as an LLM reader would. Per option, three pieces 
 - numbers: each number the option states counts +w if it occurs in a sentence relevant to the
   question and option (w = that sentence's relevance, 0..1), and -1 if it is nowhere in the
   context, so a distractor that shares the words but states a different figure loses;
-- semantic: the best LSA cosine between the option and a context sentence.
+- semantic: the best cosine between the option and a context sentence, in the backend's embedding
+  (WordLlama by default, trained on none of our text; `embedder="lsa"` is the ablation).
 
 The weighted sum goes through a softmax (temperature TEMPERATURE) to give per-option confidences.
 Exact ties go to the lowest index, a documented and deterministic choice.
@@ -22,7 +23,7 @@ import functools
 import numpy as np
 
 from filegram_kit.llm.algorithms.bm25 import Bm25Index
-from filegram_kit.llm.algorithms.embedding import embed
+from filegram_kit.llm.algorithms.embedders import DEFAULT_EMBEDDER, embed_with
 from filegram_kit.llm.algorithms.summarize import select_within_budget
 from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
 
@@ -31,6 +32,11 @@ NUMBER_WEIGHT = 1.5
 SEMANTIC_WEIGHT = 1.0
 TEMPERATURE = 0.5
 OPEN_ANSWER_FLOOR = 0.5
+READER_DIM = 256  # the reader's embedding size, whichever embedder
+
+
+def _embed(texts: list[str], embedder: str) -> np.ndarray:
+    return embed_with(embedder, texts, dim=READER_DIM)
 
 
 def _unit(scores: np.ndarray) -> np.ndarray:
@@ -52,7 +58,7 @@ def _number_support(option: str, stated_in: dict[str, list[tuple[int, str]]], re
 
 
 @functools.lru_cache(maxsize=32)
-def _indexed(context: str) -> tuple[list[str], Bm25Index, np.ndarray, dict[str, list[tuple[int, str]]]]:
+def _indexed(context: str, embedder: str) -> tuple[list[str], Bm25Index, np.ndarray, dict[str, list[tuple[int, str]]]]:
     """A context's sentences, their BM25 index, embeddings and where each number is stated
     (many questions share a context)."""
     sentences = split_sentences(context)
@@ -60,17 +66,17 @@ def _indexed(context: str) -> tuple[list[str], Bm25Index, np.ndarray, dict[str, 
     for i, sentence in enumerate(sentences):
         for value, unit in quantities(sentence):
             stated_in.setdefault(value, []).append((i, unit))
-    return sentences, Bm25Index.of_texts(sentences), embed(sentences), stated_in
+    return sentences, Bm25Index.of_texts(sentences), _embed(sentences, embedder), stated_in
 
 
-def option_scores(question: str, choices: list[str], context: str) -> np.ndarray:
+def option_scores(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER) -> np.ndarray:
     """Raw evidence score per option (higher is better supported); see the module docstring."""
-    sentences, index, sentence_vectors, stated_in = _indexed(context)
+    sentences, index, sentence_vectors, stated_in = _indexed(context, embedder)
     if not sentences:
         return np.zeros(len(choices))
     question_terms = content_terms(question)
     question_fit = _unit(index.scores(question_terms))
-    option_vectors = embed(list(choices))
+    option_vectors = _embed(list(choices), embedder)
     lexical, numeric = np.zeros(len(choices)), np.zeros(len(choices))
     shared = _shared_terms([content_terms(o) for o in choices])
     for k, option in enumerate(choices):
@@ -101,22 +107,23 @@ def softmax(scores: np.ndarray, temperature: float = TEMPERATURE) -> np.ndarray:
     return e / e.sum()
 
 
-def answer_mcq(question: str, choices: list[str], context: str) -> tuple[int, list[float]]:
+def answer_mcq(question: str, choices: list[str], context: str, *,
+               embedder: str = DEFAULT_EMBEDDER) -> tuple[int, list[float]]:
     """(index of the best-supported option, softmax confidence per option)."""
     if not choices:
         raise ValueError("answer_mcq: no choices to pick from")
-    raw = np.round(option_scores(question, list(choices), context), 9)  # rounding: ties are exact ties
+    raw = np.round(option_scores(question, list(choices), context, embedder=embedder), 9)  # ties are exact ties
     probs = softmax(raw)
     return int(np.argmax(raw)), [float(p) for p in probs]
 
 
-def answer_open(question: str, context: str, max_words: int = 60) -> str:
-    """The context sentences that best answer the question (BM25 + LSA), within max_words, in order."""
+def answer_open(question: str, context: str, max_words: int = 60, *, embedder: str = DEFAULT_EMBEDDER) -> str:
+    """The context sentences that best answer the question (BM25 + embedding cosine), within max_words, in order."""
     sentences = split_sentences(context)
     if not sentences:
         return ""
     lexical = _unit(Bm25Index.of_texts(sentences).scores(content_terms(question)))
-    semantic = (embed(sentences) @ embed([question]).T)[:, 0]
+    semantic = (_embed(sentences, embedder) @ _embed([question], embedder).T)[:, 0]
     scores = np.round(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic, 9)
     best = float(scores.max())
     floor = OPEN_ANSWER_FLOOR * best if best > 0 else best  # only sentences nearly as relevant as the best

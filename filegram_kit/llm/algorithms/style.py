@@ -3,43 +3,95 @@
 Structure: Markdown heading levels, the share of non-empty lines that are bullets, table rows
 (header included, separator rows excluded). Length: words (CJK characters count one each) and
 characters. Rhythm: mean words per sentence (bullets count, headings and table rows do not).
-Formality in [0, 1]: formal cues (connectives such as "therefore", "regarding"; 您/综上所述)
-against informal ones (contractions, "!", "gonna", emoji; 啦/哈哈), smoothed with one pseudo-count
-each so a cue-free text is 0.5, then nudged by mean word length (long words read formal). The
-categorical fields the describe_style task asks of an LLM (tone, structure, detail) are derived
-from these numbers with the thresholds below.
+
+Formality in [0, 1] is register measured by general linguistic features, not by a word list of any
+one writer: sentence-initial linking adverbials set off by a comma ("In the end, ...", Biber et al.'s
+most academic-prose-typical placement) and modal stance frames ("... may be argued that") read
+formal; sentences that start in lower case, exclamation marks, contractions and emoji read casual;
+polysyllabic words (3+ syllables) and long words nudge it up (readability research's proxy for
+formal vocabulary). Chinese: written-register function words (以及, 进行, 鉴于 ...) against spoken
+ones (一下, 咱们 ...), reduplicated verbs (看看) and sentence-final particles (吧, 呢 ...). The
+evidence is summed into a logistic score, so a text without prose is 0.5. The categorical fields
+the describe_style task asks of an LLM (tone, structure, detail) are derived from these numbers
+with the thresholds below.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
-from filegram_kit.llm.algorithms.text import _CJK_RUN, _TABLE_RULE, split_sentences, word_count
+from filegram_kit.llm.algorithms.text import _CJK_RUN, _TABLE_RULE, CJK, split_sentences, word_count
 
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+\S")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_FORMAL = re.compile(r"\b(?:therefore|however|furthermore|moreover|consequently|regarding|accordingly|hereby|"
-                     r"pursuant|whereas|thus|hence|respectively|sincerely|kindly|shall|in accordance with|"
-                     r"please find|we recommend|it is recommended)\b|您|综上所述|特此|敬请|鉴于|因此", re.IGNORECASE)
-_INFORMAL = re.compile(r"\b(?:gonna|wanna|gotta|yeah|yep|nope|hey|lol|ok|okay|btw|kinda|stuff|cool|awesome|"
-                       r"\w+n't|\w+'(?:ll|re|ve|m|d))\b|!|[\U0001F300-\U0001FAFF\u2600-\u27BF]|啦|哈哈|呗|嘛|吧",
-                       re.IGNORECASE)
+# register cues (general English and Chinese grammar, see the module docstring)
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_VOWEL_RUN = re.compile(r"[aeiouy]+")
+_LINKING_OPENER = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,2}, ")  # "Consequently, " / "On the whole, "
+_STANCE_FRAME = re.compile(r"\b(?:should|would|must|may|might|could)\s+(?:be\s+)?[a-z]+\s+that\b")
+_CONTRACTION = re.compile(r"\b[A-Za-z]+(?:n['’]t|['’](?:re|ve|ll|m|d))\b")
+_EMOJI = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_ZH_WRITTEN = re.compile(r"综上所述|特此|敬请|您|以及|进行|予以|对于|关于|鉴于|因此|然而|并且|从而|此外|其中|之|其|而")
+_ZH_SPOKEN = re.compile(r"一下|咱们|这么|那么|挺|蛮|啥")
+_ZH_REDUPLICATED = re.compile(f"([{CJK}])[了一]?\\1")  # 看看, 翻了翻, 想一想
+_ZH_PARTICLE = re.compile(r"[吧呢啊呀啦嘛哦呗哈哇](?=[。！？!?~～…]*$)")
+AVERAGE_WORD, AVERAGE_LONG_SHARE = 4.7, 0.15  # letters per word, 3+ syllable share of everyday English prose
 STRUCTURED_MIN = 0.3  # bullet share (or headings at 2+ levels, or a table) for "highly structured"
 CONCISE_MAX_WORDS, COMPREHENSIVE_MIN_WORDS = 150, 600
 FORMAL_MIN, CASUAL_MAX = 0.65, 0.4
 ZH_MIN_SHARE = 0.2
 
 
+def syllables(word: str) -> int:
+    """Vowel groups of an English word, a silent final e not counted (the usual readability estimate)."""
+    w = word.lower()
+    n = len(_VOWEL_RUN.findall(w))
+    return max(1, n - (n > 1 and w.endswith("e") and not w.endswith(("le", "ee"))))
+
+
+def register_cues(text: str) -> dict[str, float]:
+    """The measured cues formality() weighs: per-sentence rates (capped) and Latin word statistics."""
+    prose = "\n".join(ln for ln in text.splitlines() if not (_HEADING.match(ln) or _TABLE_ROW.match(ln)))
+    sentences = [s for s in split_sentences(prose) if re.search(f"[A-Za-z{CJK}]", s)]
+    words = _LATIN_WORD.findall(prose)
+    letters, cjk = sum(map(len, words)), len(re.findall(f"[{CJK}]", prose))
+    n = max(1, len(sentences))
+
+    def rate(count: int, cap: float = 1.0) -> float:
+        return min(cap, count / n)
+
+    spoken_zh = (len(_ZH_SPOKEN.findall(prose)) + len(_ZH_REDUPLICATED.findall(prose))
+                 + sum(bool(_ZH_PARTICLE.search(s)) for s in sentences))
+    return {
+        "sentences": float(len(sentences)),
+        "linking_openers": rate(sum(bool(_LINKING_OPENER.match(s)) for s in sentences)),
+        "stance_frames": rate(len(_STANCE_FRAME.findall(prose))),
+        "lowercase_starts": rate(sum(s[0].islower() for s in sentences)),
+        "exclamations": rate(prose.count("!") + prose.count("！")),
+        "contractions": rate(len(_CONTRACTION.findall(prose))),
+        "emoji": rate(len(_EMOJI.findall(prose))),
+        "written_zh": rate(len(_ZH_WRITTEN.findall(prose)), 2.0),
+        "spoken_zh": rate(spoken_zh, 2.0),
+        "latin_share": letters / (letters + 4 * cjk) if letters else 0.0,  # a CJK character ~ 4 letters
+        "polysyllabic": sum(syllables(w) >= 3 for w in words) / len(words) if words else 0.0,
+        "mean_word": letters / len(words) if words else 0.0,
+    }
+
+
 def formality(text: str) -> float:
-    """0 (casual) .. 1 (formal) from lexical cues and mean word length; 0.5 when there is no evidence."""
-    formal, informal = len(_FORMAL.findall(text)), len(_INFORMAL.findall(text))
-    score = (formal + 1) / (formal + informal + 2)
-    latin = re.findall(r"[A-Za-z]+", text)
-    if latin:
-        mean_len = sum(map(len, latin)) / len(latin)
-        score += max(-0.1, min(0.1, (mean_len - 4.7) * 0.05))  # ~4.7 letters is average English prose
-    return round(min(1.0, max(0.0, score)), 3)
+    """0 (casual) .. 1 (formal): a logistic of the register cues; 0.5 when the text has no prose."""
+    c = register_cues(text)
+    if not c["sentences"]:
+        return 0.5
+    z = (2.0 * c["linking_openers"] + 2.0 * c["stance_frames"] + 1.0 * c["written_zh"]
+         - 4.0 * c["lowercase_starts"] - 2.0 * c["exclamations"] - 2.0 * c["contractions"] - 2.0 * c["emoji"]
+         - 2.0 * c["spoken_zh"])
+    if c["latin_share"]:  # vocabulary: bounded, so that content words cannot outweigh the writer's own cues
+        vocabulary = 3.0 * (c["polysyllabic"] - AVERAGE_LONG_SHARE) + 0.5 * (c["mean_word"] - AVERAGE_WORD)
+        z += c["latin_share"] * max(-1.0, min(1.0, vocabulary))
+    return round(1.0 / (1.0 + math.exp(-z)), 3)
 
 
 def _structure_fields(lines: list[str]) -> dict:
