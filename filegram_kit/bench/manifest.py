@@ -33,7 +33,7 @@ from .schema import FIELDS, Item
 
 PACKAGE = Path(__file__).resolve().parents[1]
 SDKS = {"gemini": "google-genai", "cohere": "cohere", "openai_compat": "openai"}
-READER_TASKS = ("answer_mcq", "answer_open", "judge_likert")
+READER_TASKS = ("answer_mcq", "answer_open", "judge_attribute", "judge_likert")
 
 
 def items_hash(items: list[Item]) -> str:
@@ -84,12 +84,13 @@ def corpus_info(corpus: str | Path) -> dict[str, Any]:
     """The corpus path and its corpus.json engine fingerprint (None fields when there is no corpus.json)."""
     path = Path(corpus)
     info: dict[str, Any] = {"path": str(path), "engine": None, "engine_version": None, "agent": None, "seed": None,
-                            "trajectories": None}
+                            "style_pack": None, "trajectories": None}
     try:
         found = json.loads((path / "corpus.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return info
     info.update({k: found.get(k) for k in ("engine", "engine_version", "agent", "seed", "trajectories")})
+    info["style_pack"] = found.get("style_pack", "A")  # corpora written before packs existed are pack A
     return info
 
 

@@ -4,8 +4,11 @@ is the only variable (paper §4.3).
 Multiple choice: the backend's `answer_mcq` task gets the question, the options and the context
 text, nothing else (offline: the lexical reader scores each option against the context; with an
 API backend: the model answers). Free-form Profile Reconstruction: `answer_open` writes the
-assessment from the context, then the `judge_likert` task scores it 1-5 against the reference
-attribute value (offline: coverage/contradiction rubric), rescaled to 0-100 as in paper Table 3.
+assessment from the context, then the `judge_attribute` task scores 1-5 whether it asserts the
+reference *value* of the item's attribute (metadata "attribute" and "tier"; offline: which tier's
+cue phrases the answer asserts, so restating the attribute asserts nothing and a neighbouring value
+earns partial credit), rescaled to 0-100 as in paper Table 3. Free-form items without an attribute
+fall back to `judge_likert` (offline: coverage/contradiction rubric).
 A reply that does not parse is an error of category "parse" and scores 0, never a silent guess.
 """
 
@@ -14,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm.tasks import LETTERS, ParseError
+from ..llm.tasks import LETTERS, LikertScore, ParseError
 from ..memory.base import Context
+from ..schema import ATTRIBUTES, Tier
 from .schema import Item
 
 OPEN_ANSWER_WORDS = 60
@@ -56,8 +60,30 @@ def answer(item: Item, context: Context, *, backend: Any) -> Answer:
         with backend.phase("query"):
             text = backend.answer_open(item.question, context.text, max_words=OPEN_ANSWER_WORDS)
         with backend.phase("judge"):
-            judged = backend.judge_likert(item.correct, text, PROFILE_RUBRIC)
+            judged = judge_open(item, text, backend=backend)
         return Answer(item.question_id, text, likert_to_100(judged.score), likert=judged.score,
                       rationale=judged.rationale)
     except ParseError as exc:
         return Answer(item.question_id, "", 0.0, error="parse", rationale=str(exc)[:300])
+
+
+def reference_value(item: Item) -> tuple[str, str] | None:
+    """(attribute, reference value text) of a Profile Reconstruction item, None when it names no attribute.
+
+    The value is the attribute's Table 8 word for the item's tier; without a tier, the `correct` field
+    ("<label>: <value>") is read instead."""
+    attribute = (item.metadata or {}).get("attribute")
+    if attribute not in ATTRIBUTES or not ATTRIBUTES[attribute].tiers:
+        return None
+    tier = item.metadata.get("tier")
+    if tier:
+        return attribute, ATTRIBUTES[attribute].tiers[Tier.parse(tier)]
+    return attribute, item.correct.split(":", 1)[-1].strip()
+
+
+def judge_open(item: Item, text: str, *, backend: Any) -> LikertScore:
+    """The 1-5 judgement of a free-form answer: the attribute-value judge, else the generic Likert rubric."""
+    target = reference_value(item)
+    if target is None:
+        return backend.judge_likert(item.correct, text, PROFILE_RUBRIC)
+    return backend.judge_attribute(item.question, target[0], target[1], text)
