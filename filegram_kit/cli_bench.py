@@ -12,6 +12,9 @@ from .cli_output import emit as _emit
 def _print_audit(report) -> int:
     """Print the audit table; 1 (and the failing sub-tasks on stderr) when a sub-task fails."""
     _emit(report.table.drop("reasons"), "table")
+    for sub_track, sub_class, why in report.flagged_classes():
+        print(f"note: sub-class {sub_track}/{sub_class} exceeds a limit on its own ({why}); only whole sub-tasks "
+              "gate, but read its scores with this in mind")
     if report.passed:
         print("audit passed: no sub-task is answerable from its options, its key position or its sessions' "
               "tasks, and the ideal observer of the traces agrees with every key it checks")

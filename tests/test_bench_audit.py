@@ -121,3 +121,20 @@ def test_items_with_other_option_counts_in_the_held_out_fold_are_answered():
             for k, i in enumerate(items[:12])]
     report = audit_items(items + wide)
     assert report.table["items"][0] == 132
+
+
+def test_sessions_ordered_so_the_intruder_comes_last_fail_the_position_check(generated, facts):
+    """The old leak: inputs sorted by trajectory id put the other persona's session first or last."""
+    impostors = [i for i in generated if i.sub_class == "impostor"]
+    leaky = []
+    for i in impostors:
+        answer = i.metadata["answer_trajectory"]
+        inputs = (*[t for t in i.input_trajectories if t != answer], answer)
+        labels = {t: f"Session {k + 1}" for k, t in enumerate(inputs)}
+        leaky.append(Item(i.question_id, i.track, i.sub_track, i.sub_class, i.channel, i.profile_id, inputs,
+                          i.question, tuple(labels[t] for t in inputs), LETTERS[len(inputs) - 1],
+                          {**i.metadata, "labels": labels, "option_facts": [{"trajectory": t} for t in inputs]}))
+    assert audit_items(impostors, facts).passed
+    report = audit_items(leaky, facts)
+    assert report.failed == ["anomaly_detection"]
+    assert "key position" in report.reasons()["anomaly_detection"]

@@ -168,3 +168,40 @@ def test_a_smaller_corpus_gets_proportionally_fewer_items():
     counts = Counter(i.sub_track for i in items)
     assert counts["profile_reconstruction"] == 5 * 16
     assert all(r.kept <= r.target for r in report)
+
+
+def test_perturbation_keys_cycle_over_the_positions_after_the_evidence_check(items):
+    """Positions set before items were dropped for lack of evidence left one position the key's in 18 of 55."""
+    perturbation = [i for i in by(items, "anomaly_detection") if i.sub_class == "perturbation"]
+    assert len(perturbation) >= 8
+    counts = np.bincount([i.answer_index for i in perturbation], minlength=len(perturbation[0].choices))
+    assert counts.max() - counts.min() <= 1, counts
+
+
+def test_every_supported_perturbation_draft_is_kept_whatever_the_impostor_draws(facts, monkeypatch):
+    """Perturbation items are limited by the corpus (one per perturbed session whose shift shows), so their
+    share must not shrink when the impostor generator writes more drafts."""
+    from filegram_kit.bench import detection
+
+    def perturbation_count():
+        items = items_from_facts(facts, seed=0, sub_tracks=["anomaly_detection"])[0]
+        return sum(i.sub_class == "perturbation" for i in items), len(items)
+
+    before = perturbation_count()
+    monkeypatch.setattr(detection, "IMPOSTOR_TRIES", 2 * detection.IMPOSTOR_TRIES)
+    assert perturbation_count() == before
+
+
+def test_balanced_select_fills_a_remainder_smaller_than_a_set_and_stays_balanced():
+    from filegram_kit.bench.design import balanced_select
+
+    drafts = [(sig, key, n) for sig, members in (("pair", "ab"), ("triple", "xyz")) for key in members
+              for n in range(40)]
+    for n in (10, 11, 13, 57):
+        chosen = balanced_select(drafts, n, np.random.default_rng(n), signature=lambda d: d[0], key=lambda d: d[1],
+                                 members=lambda d: "ab" if d[0] == "pair" else "xyz")
+        assert len(chosen) == n and len(set(chosen)) == n
+        for sig in ("pair", "triple"):
+            keys = Counter(d[1] for d in chosen if d[0] == sig)
+            if keys:
+                assert max(keys.values()) - min(keys.get(k, 0) for k in ("ab" if sig == "pair" else "xyz")) <= 1

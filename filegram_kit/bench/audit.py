@@ -89,6 +89,13 @@ class AuditReport:
     def passed(self) -> bool:
         return not self.failed
 
+    def flagged_classes(self) -> list[tuple[str, str, str]]:
+        """(sub_track, sub_class, reasons) of sub-class rows that fail a check on their own (they do not gate:
+        small sub-classes are noisy, but a reader of their scores should know)."""
+        rows = self.table.filter((pl.col("sub_class") != ALL) & ~pl.col("passed"))
+        return list(zip(rows["sub_track"].to_list(), rows["sub_class"].to_list(), rows["reasons"].to_list(),
+                        strict=True))
+
     def reasons(self) -> dict[str, str]:
         rows = self.table.filter((pl.col("sub_class") == ALL) & ~pl.col("passed"))
         return dict(zip(rows["sub_track"].to_list(), rows["reasons"].to_list(), strict=True))

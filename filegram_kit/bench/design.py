@@ -116,7 +116,9 @@ def balanced_select(drafts: list[T], n: int, rng: np.random.Generator, *, signat
     """Up to n drafts such that, within each signature (an option set's kind), every member of the set is the
     key equally often. Rounds add one draft per (signature, member) where every member still has one, spread
     over signatures; `rank` orders each pool (lower first, e.g. prefer whole-history variants), ties at random.
-    Returns fewer than n when balance allows no more."""
+    When fewer than a whole round is missing, one more round of a random open signature contributes that
+    many members, chosen at random (so a member is the key at most once more than another of its set).
+    Returns fewer than n only when the pools run out."""
     pools: dict[Hashable, dict[Hashable, list[T]]] = {}
     universes: dict[Hashable, tuple[Hashable, ...]] = {}
     for d in drafts:
@@ -141,4 +143,9 @@ def balanced_select(drafts: list[T], n: int, rng: np.random.Generator, *, signat
             taken[s] += 1
         if all(len(chosen) + len(universes[s]) > n for s in open_):
             break
+    open_ = [s for s in signatures if all(len(pools[s][k]) > taken[s] for k in universes[s])]
+    if len(chosen) < n and open_:  # a partial round: the remainder is smaller than every open set
+        s = open_[int(rng.integers(len(open_)))]
+        members_left = [universes[s][int(i)] for i in rng.permutation(len(universes[s]))][:n - len(chosen)]
+        chosen += [pools[s][k][taken[s]] for k in members_left]
     return chosen

@@ -30,7 +30,7 @@ from .facts import CorpusFacts
 
 IMPOSTOR_CONTEXT, PERTURBATION_CONTEXT, SHIFT_CONTEXT = 5, 3, 5
 MIN_IMPOSTOR_SESSIONS = 4  # a small corpus (few tasks) gets impostor items of 4-5 sessions
-IMPOSTOR_TRIES = 60  # impostor drafts per persona, before the evidence check
+IMPOSTOR_TRIES = 100  # impostor drafts per persona, before the evidence check (and duplicates)
 PERTURBATION_VARIANTS, SHIFT_VARIANTS = 4, 3  # context draws per perturbed session
 SHIFTED_OPTIONS, DIRECTION_OPTIONS, CHANGE_OPTIONS = 4, 3, 4
 DIRECTIONS = (("L", "M"), ("M", "L"), ("M", "R"), ("R", "M"))  # the one-step shifts
@@ -104,7 +104,7 @@ def perturbation_items(facts: CorpusFacts, rng: np.random.Generator) -> list[Dra
     """The perturbed session among the user's normal sessions on perturbation candidate tasks only: the
     engine perturbs no other task, so a session on one would be a giveaway by its task."""
     drafts = []
-    for k, (tid, shift) in enumerate(sorted(facts.shifts.items())):
+    for tid, shift in sorted(facts.shifts.items()):
         pid = facts.persona_of.get(tid)
         if pid is None:
             continue
@@ -113,11 +113,23 @@ def perturbation_items(facts: CorpusFacts, rng: np.random.Generator) -> list[Dra
             continue
         for _ in range(PERTURBATION_VARIANTS):
             context = pick(rng, candidates, PERTURBATION_CONTEXT)
-            # few perturbed sessions: the key's position cycles (by the schedule, not the seed, so every
-            # seed orders a set alike and shares its ingest) instead of trusting a hash to spread it
             drafts.append(session_draft("perturbation", facts, pid, [*context, tid], tid,
-                                        {"dimension": shift.dimension}, position=k % (PERTURBATION_CONTEXT + 1)))
+                                        {"dimension": shift.dimension}))
     return drafts
+
+
+def place_perturbation_keys(drafts: list[Draft], facts: CorpusFacts) -> list[Draft]:
+    """The kept perturbation items with their key cycling over the positions, in schedule order.
+
+    Few perturbed sessions show their shift, so a hash-spread position would leave one position the
+    key's by chance (18 of 55 items once). Cycling over the items that survived the evidence check is
+    exact; it follows the schedule, not the item seed, so every seed orders a set alike and shares its ingest.
+    """
+    chosen = sorted((d for d in drafts if d.sub_class == "perturbation"),
+                    key=lambda d: (d.metadata["answer_trajectory"], d.inputs))
+    moved = {id(d): session_draft(d.sub_class, facts, d.profile_id, list(d.inputs), d.metadata["answer_trajectory"],
+                                  d.metadata, position=k % len(d.inputs)) for k, d in enumerate(chosen)}
+    return [moved.get(id(d), d) for d in drafts]
 
 
 def anomaly_detection(facts: CorpusFacts, rng: np.random.Generator) -> list[Draft]:

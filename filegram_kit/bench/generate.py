@@ -13,7 +13,9 @@ detection.py), several per question where the evidence allows; this module then,
    paper's 640 trajectories. Drafts whose option set is a fixed value set (three tiers, the
    languages, a task's aspects) are chosen so each member of the set is the key equally often
    (design.balanced_select); the others were built by an exchangeable design and are sampled at
-   random. A smaller pool keeps everything it has, and the report says so;
+   random. A sub-class the corpus limits (`SCARCE`: perturbation items, one per perturbed session
+   whose shift shows) keeps every supported draft. A smaller pool keeps everything it has, and the
+   report says so;
 4. places the correct option at a balanced position (for items with n options, positions cycle
    through 0..n-1 in a seeded random order; items whose options are sessions by label keep them in
    label order, the key where its session is);
@@ -42,6 +44,12 @@ from .observer import oracle, supported
 from .schema import SUB_TRACKS, Item
 
 PAPER_TRAJECTORIES = 640
+# sub-classes limited by the corpus, not by draws: one item per perturbed session whose shift shows. They keep
+# every supported draft, so their share does not depend on how many drafts the other sub-classes wrote.
+SCARCE = {"anomaly_detection": "perturbation"}
+# sub-tasks whose kept items need their key positions set after selection (options in a fixed session order)
+PLACERS: dict[str, Callable[[list[Draft], CorpusFacts], list[Draft]]] = {
+    "anomaly_detection": detection.place_perturbation_keys}
 GENERATORS: dict[str, Callable[[CorpusFacts, np.random.Generator], list[Draft]]] = {
     "attribute_recognition": understanding.attribute_recognition,
     "behavioral_fingerprint": understanding.behavioral_fingerprint,
@@ -113,6 +121,10 @@ def _sample(drafts: list[Draft], n: int, rng: np.random.Generator, sub_track: st
         classes.setdefault(d.sub_class, []).append(d)
     shares = ({c: n // len(classes) + (i < n % len(classes)) for i, c in enumerate(sorted(classes))}
               if sub_track == "trace_disentanglement" else _shares(drafts, n))
+    scarce = SCARCE.get(sub_track)
+    if scarce in classes and len(classes) > 1:  # every supported draft of it, the other sub-classes the rest
+        shares = {scarce: min(n, len(classes[scarce])),
+                  **_shares([d for d in drafts if d.sub_class != scarce], n - min(n, len(classes[scarce])))}
     if sub_track == "attribute_recognition":
         shares = {"all": n}
         classes = {"all": drafts}
@@ -202,6 +214,8 @@ def items_from_facts(facts: CorpusFacts, *, seed: int = 0, sub_tracks: list[str]
         kept = [d for d in drafts if _supported(d, facts)]
         target = target_count(sub_track, facts)
         picked = _sample(_unique(kept), target, rng, sub_track)
+        if sub_track in PLACERS:
+            picked = PLACERS[sub_track](picked, facts)
         unsupported = sum(1 for d in picked if d.metadata.get("supported") is False)
         report.append(SubTaskReport(sub_track, len(drafts), len(drafts) - len(kept), len(picked), target, unsupported))
         items += _items(sub_track, picked, rng, seed, rephrase)
