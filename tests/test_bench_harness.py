@@ -10,6 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -342,7 +343,7 @@ def test_cli_eval_and_results(tiny, tmp_path, capsys):
 
 def test_table03_artifact_on_a_tiny_corpus(tiny, tmp_path):
     from filegram_kit.report import ARTIFACTS
-    from filegram_kit.report.bench_tables import OURS, PAPER, TABLE3_METHODS, table03_main_results
+    from filegram_kit.report.bench_tables import OURS, OURS_B, PAPER, TABLE3_METHODS, table03_main_results
 
     art = ARTIFACTS["table03_main_results"]
     assert art.corpus and art.paper == "Table 3" and art.notebook == "05_benchmark"
@@ -351,6 +352,33 @@ def test_table03_artifact_on_a_tiny_corpus(tiny, tmp_path):
     assert set(ours["method"]) <= set(TABLE3_METHODS) and "filegramos" in set(ours["method"])
     assert table.filter(pl.col("source") == PAPER).height == 13
     assert (ours["n"] == 3).all()  # one item of each of the tiny corpus' three sub-tasks
+    twin = table.filter(pl.col("source") == OURS_B)
+    assert twin["method"].to_list() == ours["method"].to_list() and (twin["n"] == 3).all()
+    assert json.loads((tiny.parent / "corpus_b" / "corpus.json").read_text())["style_pack"] == "B"
     before = (tmp_path / "t3" / "results.jsonl").read_bytes()
     assert table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False).equals(table)
     assert (tmp_path / "t3" / "results.jsonl").read_bytes() == before
+
+
+def test_style_pack_table_pairs_each_method_with_itself_on_the_twin_corpus(tiny, tmp_path):
+    from filegram_kit.report.bench_tables import PACK_ROWS, table03_style_packs
+
+    table = table03_style_packs(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    for label in table["label"].unique():
+        assert table.filter(pl.col("label") == label)["corpus"].to_list() == list(PACK_ROWS)
+    assert table.filter(pl.col("corpus") == "B - A")["Avg"].str.contains(r"^(?:[+-]\d|0\.0)").all()
+
+
+def test_pack_differences_are_zero_for_identical_runs_and_find_a_planted_change():
+    from filegram_kit.bench.readout import pack_differences
+
+    rng = np.random.default_rng(0)
+    a = pl.DataFrame({"method": "m", "params_hash": "h", "backend": "offline", "model": "x",
+                      "question_id": [f"q{i}" for i in range(400)], "item_seed": 0,
+                      "profile_id": [f"p{i % 20}" for i in range(400)], "sub_track": "behavioral_fingerprint",
+                      "channel": "procedural", "mcq": True, "score": rng.integers(0, 2, 400).astype(float)})
+    same = pack_differences(a, a, n_boot=200)
+    assert (same["diff"].drop_nulls() == 0).all()
+    worse = a.with_columns(pl.when(pl.int_range(400) % 2 == 0).then(0.0).otherwise(pl.col("score")).alias("score"))
+    drop = pack_differences(a, worse, n_boot=200).filter(pl.col("column") == "BehavFP").row(0, named=True)
+    assert drop["diff"] < 0 and drop["hi"] < 0

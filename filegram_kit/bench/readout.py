@@ -39,6 +39,23 @@ def readout(results: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict
     return parts
 
 
+def pack_differences(a: pl.DataFrame, b: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pl.DataFrame:
+    """Per method, its score on corpus B minus its score on corpus A, per Table 3 column, on the items both
+    answered (the same items: a style pack changes the wording, not the facts items are built from), with a
+    paired persona-clustered bootstrap CI. Long, like `paired_differences`, with `method` the A method."""
+    a_methods, b_methods = split_controls(a)[0], split_controls(b)[0]
+    out = []
+    for method in a_methods["method"].unique(maintain_order=True).to_list():
+        b_rows = b_methods.filter(pl.col("method") == method)
+        if b_rows.is_empty():
+            continue
+        pair = pl.concat([a_methods.filter(pl.col("method") == method),
+                          b_rows.with_columns(pl.lit(f"{method}@B").alias("method"))], how="diagonal_relaxed")
+        diffs = paired_differences(pair, reference=method, n_boot=n_boot, seed=seed)
+        out.append(diffs.with_columns(pl.lit(method).alias("method")))
+    return pl.concat(out) if out else pl.DataFrame()
+
+
 def format_readout(parts: dict[str, pl.DataFrame], *, seeds: list[int] | None = None) -> str:
     """Markdown of the three parts, each under a heading that says how to read it."""
     pooled = f" over item seeds {', '.join(map(str, seeds))}" if seeds and len(seeds) > 1 else ""

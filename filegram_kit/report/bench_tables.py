@@ -2,8 +2,9 @@
 
 The run answers every item of `build_items(corpus, seed=s)` for s in ITEM_SEEDS with the offline
 backend (lexical reader, WordLlama embeddings) for the context baselines and FileGramOS, plus the
-controls (bench/controls.py). Its rows go to
-`<corpus>/../results/offline/table03-<corpus engine>-<items hash>-<code fingerprint>/` (for the
+controls (bench/controls.py), and the methods again on the corpus' style-pack-B twin (same seed,
+personas and tasks, other wording; `style_pack_corpus`), whose items are the same. Rows go to
+`<corpus>/../results/offline/table03-<corpus engine>[-B]-<items hash>-<code fingerprint>/` (for the
 default corpus: data/results/offline/...), so rerunning `make reproduce` with unchanged code and
 corpus reads the finished rows back, and any change of code, corpus or items starts a new folder.
 """
@@ -20,6 +21,7 @@ from .registry import artifact
 
 TABLE3_METHODS = ("no_context", "full_context", "naive_rag", "filegramos")
 OURS = "ours (offline backend)"
+OURS_B = "ours, style pack B (offline backend)"
 CONTROL = "control (never ranked)"
 ITEM_SEEDS = (0, 1, 2)  # item sets generated with these seeds, answered together (their ingests are shared)
 PAPER = "paper (Gemini 2.5-Flash)"
@@ -52,22 +54,26 @@ def _note() -> str:
             "mean stored memory per persona, Tok Out = mean context per query (estimated tokens)."
             f"{skipped} Control rows (never ranked): choices_only = a model of the options alone; observer = the "
             "ideal observer of the traces (100 by construction: items it cannot answer are redrawn); oracle = "
-            "the ground truth; oracle_context = the shared reader given the ground truth as text. Paper rows: "
-            "Table 3 as printed. CIs and paired differences: table03_intervals.")
+            "the ground truth; oracle_context = the shared reader given the ground truth as text. Style pack B "
+            "rows: the same methods and items on the corpus re-worded by style pack B (same behaviour; "
+            "table03_style_packs gives each method's change with its CI). Paper rows: Table 3 as printed. "
+            "CIs and paired differences: table03_intervals.")
 
 
 def results_dir(corpus: Path, items: list) -> Path:
     """Where the offline run of these items on this corpus with this code keeps its rows."""
     from ..bench.manifest import code_fingerprint, corpus_info, items_hash
 
-    engine = corpus_info(corpus)["engine"] or "unknown"
-    return corpus.resolve().parent / "results" / "offline" / f"table03-{engine}-{items_hash(items)[:12]}-" \
+    info = corpus_info(corpus)
+    engine = info["engine"] or "unknown"
+    pack = "" if info["style_pack"] in (None, "A") else f"-{info['style_pack']}"
+    return corpus.resolve().parent / "results" / "offline" / f"table03-{engine}{pack}-{items_hash(items)[:12]}-" \
         f"{code_fingerprint()}"
 
 
 def _run(corpus: Path, *, limit: int | None, workers: int, out: str | Path | None,
-         progress: bool | None) -> pl.DataFrame:
-    """Every method's and control's rows over the items of ITEM_SEEDS (one folder, ingests shared by the seeds)."""
+         progress: bool | None, controls: bool = True) -> pl.DataFrame:
+    """Every method's (and control's) rows over the items of ITEM_SEEDS (one folder, ingests shared by the seeds)."""
     from ..bench.controls import evaluate_controls
     from ..bench.generate import build_items
     from ..bench.harness import evaluate, load_results, select
@@ -81,9 +87,21 @@ def _run(corpus: Path, *, limit: int | None, workers: int, out: str | Path | Non
     evaluate(items, corpus, ready, backend="offline", out=out, workers=workers, limit=limit, progress=progress,
              executor="process" if workers > 1 else "thread")  # offline work is CPU-bound: processes
     chosen = select(items, limit)
-    evaluate_controls(chosen, corpus, out=out, backend="offline")
+    if controls:
+        evaluate_controls(chosen, corpus, out=out, backend="offline")
     wanted = {i.question_id for i in chosen}
     return load_results(out).filter(pl.col("question_id").is_in(list(wanted)))
+
+
+def _run_b(corpus: Path, *, limit: int | None, workers: int, out: str | Path | None,
+           progress: bool | None) -> pl.DataFrame:
+    """The methods' rows on the corpus' style-pack-B twin (built beside it on first use), no controls: they read
+    the ground truth or the options, which a style pack does not change."""
+    from .corpus_source import style_pack_corpus
+
+    twin = style_pack_corpus(corpus, "B", progress=progress)
+    return _run(twin, limit=limit, workers=workers, out=None if out is None else Path(out) / "style_pack_b",
+                progress=progress, controls=False)
 
 
 @artifact("table03_main_results", paper="Table 3", notebook="05_benchmark", corpus=True,
@@ -95,11 +113,15 @@ def table03_main_results(corpus: str | Path | None = None, *, limit: int | None 
     from ..bench.score import COLUMNS, side_by_side, table3
     from .corpus_source import resolve_corpus
 
-    rows = _run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress)
+    corpus = resolve_corpus(corpus)
+    rows = _run(corpus, limit=limit, workers=workers, out=out, progress=progress)
     methods, controls = split_controls(rows)
     table = side_by_side(table3(methods), ours_label=OURS, paper_label=PAPER)
     control_rows = table3(controls).select(pl.lit(CONTROL).alias("source"), *COLUMNS)
-    return pl.concat([table.filter(pl.col("source") == OURS), control_rows, table.filter(pl.col("source") == PAPER)])
+    b_rows = table3(_run_b(corpus, limit=limit, workers=workers, out=out, progress=progress)).select(
+        pl.lit(OURS_B).alias("source"), *COLUMNS)
+    return pl.concat([table.filter(pl.col("source") == OURS), b_rows, control_rows,
+                      table.filter(pl.col("source") == PAPER)])
 
 
 @artifact("table03_intervals", paper="Table 3", notebook="05_benchmark", corpus=True,
@@ -115,3 +137,31 @@ def table03_intervals(corpus: str | Path | None = None, *, limit: int | None = N
     parts = readout(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))
     return pl.concat([frame.select(pl.lit(part).alias("part"), pl.exclude("method", "params_hash"))
                       for part, frame in parts.items() if frame.height])
+
+
+PACK_ROWS = ("pack A", "pack B", "B - A")
+
+
+@artifact("table03_style_packs", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="Table 3 on the style-pack-B corpus: each method's score with its wording changed, behaviour kept",
+          note="Same items (item seeds 0, 1, 2) answered on the default corpus (pack A) and on its twin re-worded by "
+               "style pack B (engine/style_packs.py: other headings, link words, file and folder names, same events). "
+               "Scores with persona-clustered 95% CIs; B - A is paired on the same items. A method that reads "
+               "behaviour scores alike on both; one that has learnt pack A's phrasing loses on B.")
+def table03_style_packs(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
+                        out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+    from ..bench.readout import pack_differences, split_controls
+    from ..bench.stats import bootstrap_scores, ci_table
+    from .corpus_source import resolve_corpus
+
+    corpus = resolve_corpus(corpus)
+    a = split_controls(_run(corpus, limit=limit, workers=workers, out=out, progress=progress))[0]
+    b = _run_b(corpus, limit=limit, workers=workers, out=out, progress=progress)
+    parts = [ci_table(bootstrap_scores(a, n_boot=1000)), ci_table(bootstrap_scores(b, n_boot=1000)),
+             ci_table(pack_differences(a, b))]
+    table = pl.concat([frame.with_columns(pl.lit(name).alias("corpus"), pl.lit(k).alias("_k"))
+                       for k, (name, frame) in enumerate(zip(PACK_ROWS, parts, strict=True))])
+    order = {m: k for k, m in enumerate(TABLE3_METHODS)}
+    shown = [c for c in table.columns if c not in ("label", "corpus", "method", "params_hash", "_k")]
+    return (table.with_columns(pl.col("method").replace_strict(order, default=len(order)).alias("_m"))
+            .sort("_m", "_k").select("label", "corpus", *shown))

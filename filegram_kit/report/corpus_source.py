@@ -1,6 +1,7 @@
 """The trace corpus behind corpus-backed artifacts: all 20 personas x 32 tasks, built once.
 
     default_corpus() -> data/corpus        (or $FILEGRAM_CORPUS; seed != 0 -> data/corpus_seed<N>)
+    style_pack_corpus(corpus, "B") -> data/corpus_b   (same seed, personas and tasks, other wording)
 
 `build_corpus` resumes, so the first call takes about a minute on 2 cores and later calls only
 check that every trajectory is there. Resuming alone would keep trajectories an older engine
@@ -56,6 +57,31 @@ def default_corpus(seed: int = 0, *, progress: bool | None = None) -> Path:
     current = source_hash()
     _drop_if_stale(out, current)
     build_corpus(out, seed=seed, progress=progress)
+    (out / STAMP).write_text(current + "\n", encoding="utf-8")
+    return out
+
+
+def style_pack_corpus(corpus: str | Path, style_pack: str, *, progress: bool | None = None) -> Path:
+    """`corpus`'s twin in another style pack: the same seed, personas and tasks, worded by `style_pack`,
+    built (or finished, or checked) beside it as `<name>_<pack>` (data/corpus -> data/corpus_b)."""
+    from ..profiles import load_profiles
+
+    corpus = Path(corpus)
+    try:
+        info = json.loads((corpus / "corpus.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{corpus}: no readable corpus.json ({exc}); a style-pack twin needs the corpus' "
+                         "manifest (seed, personas, tasks)") from None
+    if info.get("style_pack", "A") == style_pack:
+        return corpus
+    if info.get("agent", "offline") != "offline":
+        raise ValueError(f"{corpus} was written by {info['agent']}; style packs word the offline agent only")
+    out = corpus.with_name(f"{corpus.name}_{style_pack.lower()}")
+    personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()
+    current = source_hash()
+    _drop_if_stale(out, current)
+    build_corpus(out, seed=info["seed"], profiles=[personas[p] for p in info["profiles"]], tasks=info["tasks"],
+                 style_pack=style_pack, progress=progress)
     (out / STAMP).write_text(current + "\n", encoding="utf-8")
     return out
 
