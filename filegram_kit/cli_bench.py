@@ -13,8 +13,8 @@ def _print_audit(report) -> int:
     """Print the audit table; 1 (and the failing sub-tasks on stderr) when a sub-task fails."""
     _emit(report.table.drop("reasons"), "table")
     for sub_track, sub_class, why in report.flagged_classes():
-        print(f"note: sub-class {sub_track}/{sub_class} exceeds a limit on its own ({why}); only whole sub-tasks "
-              "gate, but read its scores with this in mind")
+        print(f"note: sub-class {sub_class} of {sub_track} exceeds a limit on its own ({why}); only whole "
+              "sub-tasks gate, but read its scores with this in mind")
     if report.passed:
         print("audit passed: no sub-task is answerable from its options, its key position or its sessions' "
               "tasks, and the ideal observer of the traces agrees with every key it checks")
@@ -27,7 +27,7 @@ def _print_audit(report) -> int:
 def cmd_bench_build(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from .bench.audit import audit_items
+    from .bench.audit import audit_per_seed
     from .bench.facts import corpus_facts
     from .bench.generate import build_items_with_report
     from .bench.items import paper_comparison, write_items
@@ -48,11 +48,11 @@ def cmd_bench_build(args: argparse.Namespace) -> int:
     if args.no_audit:
         return 0
     print("\naudit (choices-only adversary, key position, task prior, ideal observer):")
-    return _print_audit(audit_items(items, corpus_facts(args.corpus)))
+    return _print_audit(audit_per_seed(items, corpus_facts(args.corpus)))
 
 
 def cmd_bench_audit(args: argparse.Namespace) -> int:
-    from .bench.audit import audit_items
+    from .bench.audit import audit_per_seed
     from .bench.facts import corpus_facts
     from .bench.items import load_items
 
@@ -63,7 +63,7 @@ def cmd_bench_audit(args: argparse.Namespace) -> int:
         facts = corpus_facts(args.corpus)
     else:
         print("(no --corpus: the observer-agreement and task-prior checks are skipped)")
-    return _print_audit(audit_items(load_items(args.file), facts))
+    return _print_audit(audit_per_seed(load_items(args.file), facts))
 
 
 def _show_item(item) -> str:

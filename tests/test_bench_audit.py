@@ -138,3 +138,20 @@ def test_sessions_ordered_so_the_intruder_comes_last_fail_the_position_check(gen
     report = audit_items(leaky, facts)
     assert report.failed == ["anomaly_detection"]
     assert "key position" in report.reasons()["anomaly_detection"]
+
+
+def test_seeds_are_audited_apart_and_a_leak_in_one_is_named_with_its_seed():
+    from filegram_kit.bench.audit import audit_per_seed
+
+    def with_seed(items, seed):
+        return [Item(f"{i.question_id}_s{seed}", i.track, i.sub_track, i.sub_class, i.channel, i.profile_id,
+                     i.input_trajectories, i.question, i.choices, i.correct, {**i.metadata, "item_seed": seed})
+                for i in items]
+
+    clean, leaky = exchangeable(), [_item(k, "behavioral_inference", list(i.choices), 0, k % 10)
+                                    for k, i in enumerate(exchangeable())]
+    report = audit_per_seed(with_seed(clean, 0) + with_seed(leaky, 1))
+    assert report.table["item_seed"].unique().sort().to_list() == [0, 1]
+    assert report.failed == ["behavioral_inference"]
+    assert list(report.reasons()) == ["behavioral_inference (item seed 1)"]
+    assert audit_per_seed(clean).table.equals(audit_items(clean).table)  # one seed: the plain audit
