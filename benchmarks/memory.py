@@ -2,8 +2,8 @@
 
     python benchmarks/memory.py [--corpus data/corpus] [--queries 16]
 
-Loads the corpus once, then times (1) the one-off start-up of the offline backend (fitting the LSA
-space on the project's reference text, done once per process), (2) ingest of every persona's
+Loads the corpus once, then times (1) the one-off start-up of the offline backend (loading the WordLlama
+weights from the installed wheel, done once per process), (2) ingest of every persona's
 sessions into its own memory, and (3) retrieval of one probe query per behavioural attribute per
 persona. Prints a Markdown section for BENCHMARKS.md; nothing here is asserted by tests.
 """
@@ -53,7 +53,7 @@ def main() -> None:
              f"trajectories of {len(memories)} personas from `{Path(args.corpus).name}/`. Peak memory {peak_mb:.0f} MB "
              f"(the whole process, corpus included).", "",
              "| step | seconds |", "|---|---|",
-             f"| offline backend start-up (LSA space fit, once per process) | {warm:.2f} |",
+             f"| offline backend start-up (WordLlama weights loaded, once per process) | {warm:.2f} |",
              f"| ingest: {len(memories)} personas, one memory each | {ingest:.2f} |",
              f"| retrieve: {len(contexts)} queries ({len(queries)} per persona), mean "
              f"{sum(c.tokens for c in contexts) / len(contexts):.0f} tokens | {query:.2f} |"]

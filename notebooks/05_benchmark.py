@@ -18,10 +18,11 @@ with app.setup:
     from filegram_kit.bench.inputs import TrajectoryStore
     from filegram_kit.bench.items import paper_comparison, summary
     from filegram_kit.bench.schema import TRACKS
-    from filegram_kit.bench.readout import format_readout, readout
+    from filegram_kit.bench.readout import format_readout, pack_differences, readout
+    from filegram_kit.bench.stats import ci_table
     from filegram_kit.bench.score import PAPER_TABLE3, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
@@ -253,6 +254,35 @@ def _(all_rows):
     ranked: a method near **choices_only** learnt nothing from memory; **oracle_context** is the shared
     reader handed the ground truth as text, the ceiling of this reader with a perfect memory.
     """), mo.md(format_readout(readout(all_rows, n_boot=500)))])
+    return
+
+
+@app.cell
+def _(smoke):
+    pack_run = mo.ui.run_button(label="Run on style pack B")
+    mo.vstack([mo.md(r"""
+    ### Does a method read behaviour, or our generator's wording?
+    Style pack B (`filegram corpus --style-pack B`) re-words everything the offline agent writes and names
+    (headings, link words, separators, file and folder names) and keeps the behaviour: the same events in
+    the same order, so the same items. The same methods answer the same items on that twin corpus; a
+    method tuned to pack A's phrasing loses on B. No method here was developed against pack B.
+    """), pack_run])
+    return (pack_run,)
+
+
+@app.cell
+def _(all_rows, answered, autorun, backend_choice, corpus, pack_run, smoke):
+    mo.stop(not (pack_run.value or autorun), mo.md("Press **Run on style pack B**."))
+    with mo.status.spinner(title="Building the pack-B twin corpus and answering the same items ..."):
+        twin = style_pack_corpus(corpus, "B", progress=False)
+        _root = WORK / "results_b" if smoke else Path(corpus).resolve().parent / "results" / "notebook_b"
+        _out = bv.results_folder(_root, answered)
+        pack_b = evaluate(answered, twin, METHODS, backend=backend_choice.value, out=_out, workers=1 if smoke else 2,
+                          executor="process" if backend_choice.value == "offline" and not smoke else "thread",
+                          progress=not smoke)
+    mo.vstack([mo.md(f"Each method's score on pack B minus its score on pack A, on the same {len(answered)} items "
+                     "[95% CI, personas resampled]:"),
+               mo.md(format_table3(ci_table(pack_differences(all_rows, pack_b, n_boot=500))))])
     return
 
 

@@ -259,9 +259,18 @@ def test_readme_quotes_the_committed_table3_rows():
     readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
     columns = ["AttrRec", "BehavFP", "ProfRec", "BehavInf", "TraceDis", "AnomDet", "ShiftAna", "Proc", "Sem", "Epi",
                "Avg"]
-    ours = pl.read_csv(FIGURES / "table03_main_results.csv").filter(pl.col("source").str.starts_with("ours"))
+    ours = pl.read_csv(FIGURES / "table03_main_results.csv").filter(pl.col("source") == "ours (offline backend)")
     assert ours.height == 4
     for row in ours.iter_rows(named=True):
         quoted = re.search(rf"^\| {re.escape(row['label'])} \|((?: [\d.]+ \|){{11}})$", readme, re.MULTILINE)
         assert quoted, f"README lacks the Table 3 row of {row['label']}"
         assert [float(x) for x in quoted.group(1).split("|") if x.strip()] == [row[c] for c in columns]
+    changes = pl.read_csv(FIGURES / "table03_style_packs.csv").filter(pl.col("corpus") == "B - A")
+    assert changes.height == 4
+    for row in changes.iter_rows(named=True):
+        line = "| " + " | ".join([f"{row['label']} (B - A)", *[row[c] for c in columns]]) + " |"
+        assert line in readme.splitlines(), f"README lacks the style-pack change of {row['label']}: {line}"
+    differences = pl.read_csv(FIGURES / "table03_intervals.csv").filter(pl.col("part") == "differences")
+    for row in differences.iter_rows(named=True):
+        start = f"| {row['label']} | {row['Avg']} | {row['BehavFP']} | {row['ProfRec']} |"
+        assert any(line.startswith(start) for line in readme.splitlines()), f"README lacks {start}"
