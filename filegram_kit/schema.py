@@ -248,6 +248,10 @@ class Task:
         """Every dimension the task activates, fully or partially."""
         return self.dims_full + self.dims_partial
 
+    def activation(self, dim: str) -> str:
+        """How the task activates a dimension: "full", "partial" or "none" (the engine's expression levels)."""
+        return "full" if dim in self.dims_full else "partial" if dim in self.dims_partial else "none"
+
     @property
     def n_inputs(self) -> int:
         return sum(self.input_files.values())

@@ -63,3 +63,13 @@ def test_bad_tasks_file_names_task_and_field(tmp_path):
     path.write_text(json.dumps({"tasks": [good, good]}))
     with pytest.raises(TaskDataError, match="duplicate id T-01"):
         load_tasks(path)
+
+
+def test_activation_reads_the_task_s_full_and_partial_dimensions():
+    from filegram_kit.schema import DIMENSION_CODES
+
+    for task in load_tasks().values():
+        levels = {d: task.activation(d) for d in DIMENSION_CODES}
+        assert {d for d, lv in levels.items() if lv == "full"} == set(task.dims_full)
+        assert {d for d, lv in levels.items() if lv == "partial"} == set(task.dims_partial)
+        assert {d for d, lv in levels.items() if lv == "none"} == set(DIMENSION_CODES) - set(task.dims)

@@ -72,8 +72,7 @@ class CorpusFacts:
 
     def level(self, task_id: str, dim: str) -> str:
         """How the task activates a dimension: "full", "partial" or "none" (the engine's expression levels)."""
-        task = self.tasks[task_id]
-        return "full" if dim in task.dims_full else "partial" if dim in task.dims_partial else "none"
+        return self.tasks[task_id].activation(dim)
 
     @cached_property
     def task_of(self) -> dict[str, str]:

@@ -29,8 +29,8 @@ def simulated_facts(seed: int = 0, n_personas: int | None = None, *, schedule_se
         for task_id, tid in by_task.items():
             task, shown = tasks[task_id], {}
             for d in DIMENSION_CODES:
-                level = "full" if d in task.dims_full else "partial" if d in task.dims_partial else "none"
-                shown[d] = personas[pid].tiers[d].value if rng.random() < EXPRESSION[level] else NEUTRAL[d].value
+                shown[d] = (personas[pid].tiers[d].value if rng.random() < EXPRESSION[task.activation(d)]
+                            else NEUTRAL[d].value)
             if tid in shifts:
                 shown[shifts[tid].dimension] = shifts[tid].to_tier
             attributes = {a: t.value for a, t in personas[pid].attributes.items()}

@@ -95,7 +95,7 @@ def _shown(task: Task, tiers: dict[str, Tier], perturbation: Perturbation | None
            rng: np.random.Generator) -> dict[str, Tier]:
     shown = {}
     for dim in DIMENSION_CODES:
-        level = "full" if dim in task.dims_full else "partial" if dim in task.dims_partial else "none"
+        level = task.activation(dim)
         forced = perturbation is not None and perturbation.dimension == dim
         shown[dim] = tiers[dim] if forced or rng.random() < EXPRESSION[level] else NEUTRAL[dim]
     return shown
