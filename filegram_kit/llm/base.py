@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .memory_tasks import MemoryTaskMethods
 from .tasks import (
     TASKS,
     AgentStep,
@@ -72,11 +73,41 @@ class UsageMeter:
                 + self.total("output_tokens") * prices.get("output", 0.0)) / 1_000_000
 
 
-class Backend:
+COST_FIELDS = ("calls", "cached", "input_tokens", "output_tokens", "est_input_tokens", "est_output_tokens")
+
+
+@dataclass(eq=False)  # meters are told apart by identity
+class CallCost:
+    """What one piece of work (a memory's ingest, one stage of it) asked of a backend.
+
+    calls counts every typed call, cached or not (a rerun costs the same calls, the cache only makes
+    them free); input/output_tokens are what the provider reported (0 offline); est_* are the
+    4-characters-per-token estimate (`filegram_kit.tokens`) of each call's prompt and reply, the same
+    for every backend, so offline runs show what an LLM backend would be sent."""
+
+    calls: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    est_input_tokens: int = 0
+    est_output_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, **amounts: int) -> None:
+        with self._lock:
+            for key, value in amounts.items():
+                setattr(self, key, getattr(self, key) + int(value))
+
+    def as_dict(self) -> dict[str, int]:
+        return {key: getattr(self, key) for key in COST_FIELDS}
+
+
+class Backend(MemoryTaskMethods):
     """Base of all backends; subclasses set `name`, `default_model` and implement `_compute`."""
 
     name: ClassVar[str] = ""
     default_model: ClassVar[str] = ""
+    embeds_images: ClassVar[bool] = False  # True: embed_images puts pixels in the text embeddings' space
 
     def __init__(self, model: str | None = None, *, cache: Any = None, max_concurrency: int = 4,
                  serial: bool = False):
@@ -86,6 +117,7 @@ class Backend:
         self.serial = serial  # one call at a time, in order: for debugging
         self.usage = UsageMeter()
         self._phase = threading.local()
+        self._meters = threading.local()  # the CallCosts open in this thread (metered())
 
     def params(self) -> dict[str, Any]:
         """What identifies this backend's answers (cache keys, result rows)."""
@@ -110,12 +142,44 @@ class Backend:
         finally:
             self._phase.name = previous
 
+    @contextlib.contextmanager
+    def metered(self) -> Iterator[CallCost]:
+        """Count the typed calls made inside the block, in this thread (and in `map`'s workers), into a CallCost."""
+        cost = CallCost()
+        stack = self._open_meters()
+        stack.append(cost)
+        try:
+            yield cost
+        finally:
+            stack[:] = [m for m in stack if m is not cost]
+
+    def _open_meters(self) -> list[CallCost]:
+        if not hasattr(self._meters, "stack"):
+            self._meters.stack = []
+        return self._meters.stack
+
+    def replay(self, cost: Mapping[str, int]) -> None:
+        """Add a remembered cost to the open meters (a stage served from a memo costs what computing it did)."""
+        for meter in self._open_meters():
+            meter.add(**{k: v for k, v in cost.items() if k in COST_FIELDS})
+
+    def _meter(self, task: str, inputs: Mapping[str, Any], params: Mapping[str, Any], value: Any,
+               provider: tuple[int, int], cached: bool) -> None:
+        meters = self._open_meters()
+        if not meters:
+            return
+        est_in, est_out = estimated_tokens(task, inputs, params, value)
+        for meter in meters:
+            meter.add(calls=1, cached=int(cached), input_tokens=provider[0], output_tokens=provider[1],
+                      est_input_tokens=est_in, est_output_tokens=est_out)
+
     def run(self, task: str, inputs: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Any:
         """The JSON-able answer to one typed task, from the cache when possible."""
         if task not in TASKS:
             raise KeyError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
         params = dict(params or {})
         phase = self.current_phase
+        provider = [0, 0]
 
         def compute() -> Any:
             try:
@@ -127,10 +191,13 @@ class Backend:
                 self.usage.add(phase, calls=1, errors=1)
                 raise
             self.usage.add(phase, calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
+            provider[:] = [done.input_tokens, done.output_tokens]
             return done.value
 
         if self.cache is None:
-            return compute()
+            value = compute()
+            self._meter(task, inputs, params, value, (provider[0], provider[1]), cached=False)
+            return value
         from .cache import cache_key
 
         # params(): everything that changes answers besides the call (server, dimensions, seed ...)
@@ -139,6 +206,7 @@ class Backend:
         value, hit = self.cache.get_or_compute(key, compute, meta={"task": task, **self.params(), "phase": phase})
         if hit:
             self.usage.add(phase, cached=1)
+        self._meter(task, inputs, params, value, (provider[0], provider[1]), cached=hit)
         return value
 
     def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
@@ -151,9 +219,10 @@ class Backend:
         items = list(items)
         if self.serial or self.max_concurrency == 1 or len(items) < 2:
             return [fn(item) for item in items]
-        phase = self.current_phase
+        phase, meters = self.current_phase, list(self._open_meters())
 
         def in_phase(item: Any) -> Any:
+            self._open_meters()[:] = meters  # the caller's meters count the workers' calls too
             with self.phase(phase):
                 return fn(item)
 
@@ -227,6 +296,26 @@ class Backend:
         value = self.run("agent_step", {"messages": list(messages), "tools": dict(tools)})
         calls = tuple(ToolCall(c["name"], dict(c.get("arguments", {})), c.get("id", "")) for c in value["tool_calls"])
         return AgentStep(value.get("text", ""), calls)
+
+
+def estimated_tokens(task: str, inputs: Mapping[str, Any], params: Mapping[str, Any], value: Any) -> tuple[int, int]:
+    """(prompt, reply) tokens of one call by the 4-characters estimate: embeddings count their texts, agent
+    steps their messages, other tasks their rendered template and the reply's text or JSON."""
+    import json
+
+    from ..tokens import estimate_tokens
+    from .prompting import _prompt_fields
+
+    if task == "embed":
+        return sum(estimate_tokens(t) for t in inputs["texts"]), 0
+    if task == "embed_image":
+        return 0, 0
+    if task == "agent_step":
+        prompt = json.dumps(inputs["messages"], ensure_ascii=False) + json.dumps(inputs["tools"], ensure_ascii=False)
+    else:
+        prompt = TASKS[task].render(**_prompt_fields(task, dict(inputs), dict(params)))
+    reply = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return estimate_tokens(prompt), estimate_tokens(reply)
 
 
 # -- registry -------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ TEXT_TASKS = "cohere is an embedding backend; use gemini/openai_compat/offline f
 
 
 class CohereBackend(PromptBackend):
+    embeds_images = True  # embed v3/v4: images and texts in one space
     name = "cohere"
     default_model = "embed-english-v3.0"  # 1024-D
 

@@ -10,14 +10,11 @@ Cache hits of a real run cost nothing, so a dry run is an upper bound for a warm
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..tokens import estimate_tokens
-from .base import Backend, Computed, get_backend
+from .base import Backend, Computed, estimated_tokens, get_backend
 from .config import backend_settings, price_for
-from .prompting import _prompt_fields
-from .tasks import TASKS
 
 __all__ = ["DryRunBackend", "estimate_tokens"]
 
@@ -38,14 +35,7 @@ class DryRunBackend(Backend):
 
     def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
         answer = self._offline._compute(task, inputs, params).value
-        if task == "embed":
-            return Computed(answer, sum(estimate_tokens(t) for t in inputs["texts"]), 0)
-        if task == "agent_step":
-            prompt = json.dumps(inputs["messages"], ensure_ascii=False) + json.dumps(inputs["tools"])
-        else:
-            prompt = TASKS[task].render(**_prompt_fields(task, inputs, params))
-        reply = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
-        return Computed(answer, estimate_tokens(prompt), estimate_tokens(reply))
+        return Computed(answer, *estimated_tokens(task, inputs, params, answer))
 
     def report(self) -> str:
         """Calls, tokens and dollars per phase, as `--dry-run` prints them."""

@@ -27,12 +27,13 @@ from ..documents import text_of_bytes
 from . import algorithms as alg
 from .algorithms.embedders import check_embedder
 from .base import Backend, Computed
+from .memory_tasks import OfflineMemoryTasks
 
 AGENT_NOTES = "notes.md"
 AGENT_READ_LIMIT = 6
 
 
-class OfflineBackend(Backend):
+class OfflineBackend(OfflineMemoryTasks, Backend):
     name = "offline"
     default_model = "offline-v1"
 

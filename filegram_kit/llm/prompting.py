@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import Backend, Computed
+from .memory_tasks import MEMORY_TASKS
+from .memory_tasks import decode as decode_memory
+from .memory_tasks import prompt_fields as memory_fields
 from .tasks import (
     TASKS,
     ToolCall,
@@ -71,6 +74,8 @@ class PromptBackend(Backend):
 
 def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     """What a task's template is filled with (lists and maps rendered as readable text)."""
+    if task in MEMORY_TASKS:
+        return memory_fields(task, inputs, params)
     fields = {**inputs, **params}
     if task == "answer_mcq":
         fields["options"] = options_text(inputs["choices"])
@@ -89,6 +94,8 @@ def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) ->
 
 def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:
     """The JSON-able value a task's reply stands for; raises ParseError when the reply has the wrong shape."""
+    if task in MEMORY_TASKS:
+        return decode_memory(task, text, inputs)
     if task in ("summarize", "answer_open", "rephrase_question"):
         return text.strip()
     if task == "extract_facts":

@@ -29,12 +29,17 @@ _PAST = {"read": "read", "browse": "browsed", "search": "searched for", "create"
 _GERUND = {"read": "reading", "browse": "browsing", "search": "searching for", "create": "creating",
            "overwrite": "overwriting", "edit": "editing", "mkdir": "creating the folder", "copy": "copying",
            "move": "moving", "rename": "renaming", "delete": "deleting", "other": "running"}
+_SERIALISED = re.compile(r"^\s*\[\+[\d.]+s\]\s*(?:write\s+(?=create|overwrite|append))?")
 SHOWN = 3
 ROOT = "the workspace root"
 
 
 def parse_line(line: str) -> tuple[str, str, str]:
-    """(verb, object, detail) of a timeline line ("." is the workspace root); else ("other", line, "")."""
+    """(verb, object, detail) of a timeline line ("." is the workspace root); else ("other", line, "").
+
+    The shared serialisation's lines (memory/serialize.py: "[+2.1s] write create a.md (...)", content
+    blocks below) read the same way: the time and the content are dropped, "write <op>" is the op."""
+    line = _SERIALISED.sub("", line.split("\n", 1)[0])
     match = _LINE.match(line)
     if not match or match["verb"] not in _ACTIVITY:
         return "other", line.strip(), ""
