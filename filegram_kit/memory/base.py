@@ -178,6 +178,15 @@ MEMORIES: dict[str, str] = {
     "no_context": "filegram_kit.memory.context:NoContext",
     "full_context": "filegram_kit.memory.context:FullContext",
     "naive_rag": "filegram_kit.memory.rag:NaiveRAG",
+    "eager_summary": "filegram_kit.memory.eager_summary:EagerSummary",
+    "mem0": "filegram_kit.memory.mem0:Mem0",
+    "zep": "filegram_kit.memory.zep:Zep",
+    "memos": "filegram_kit.memory.memos:MemOS",
+    "simplemem": "filegram_kit.memory.simplemem:SimpleMem",
+    "evermemos": "filegram_kit.memory.evermemos:EverMemOS",
+    "memu": "filegram_kit.memory.memu:MemU",
+    "mma": "filegram_kit.memory.mma:MMA",
+    "visrag": "filegram_kit.memory.visrag:VisRAG",
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .serialize import SESSION_SEPARATOR, Session, check_content_chars, prepare, serialize_sessions
+from .stages import metered_ingest
 
 FULL_CONTEXT_CHARS = 160_000  # the release's cut (~40K estimated tokens)
 
@@ -27,7 +28,8 @@ class NoContext(MemorySystem):
     name = "no_context"
 
     def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> NoContext:
-        self.user_, _ = prepare(trajs)
+        with metered_ingest(self, backend):
+            self.user_, _ = prepare(trajs)
         self.ingested_ = True
         return self
 
@@ -74,9 +76,10 @@ class FullContext(MemorySystem):
         super().__init__(max_chars=max_chars, max_content_chars=self.max_content_chars)
 
     def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> FullContext:
-        self.user_, cleaned = prepare(trajs)
-        sessions = serialize_sessions(cleaned, max_content_chars=self.max_content_chars)
-        self.text_, self.sources_, self.cut_chars_ = cut_sessions(sessions, self.max_chars)
+        with metered_ingest(self, backend):
+            self.user_, cleaned = prepare(trajs)
+            sessions = serialize_sessions(cleaned, max_content_chars=self.max_content_chars)
+            self.text_, self.sources_, self.cut_chars_ = cut_sessions(sessions, self.max_chars)
         self.sessions_ = len(sessions)
         self.ingested_ = True
         return self

@@ -28,6 +28,7 @@ from ..schema import Trajectory
 from ..tokens import CHARS_PER_TOKEN
 from .base import Context, MemorySystem
 from .serialize import Session, check_content_chars, prepare, serialize_sessions
+from .stages import metered_ingest
 
 EMBED_BATCH = 64  # chunks per embed call (one cache entry each)
 _EVENTS = re.compile(r"events:(\d+)")
@@ -87,6 +88,21 @@ def window_chunks(session: Session, window: int, overlap: int) -> list[Chunk]:
         start += step
 
 
+def embed_documents(backend: Any, texts: list[str]) -> np.ndarray:
+    """(len(texts), d) document embeddings in batches of EMBED_BATCH (one cache entry each); (0, 1) for none."""
+    parts = [backend.embed(texts[i:i + EMBED_BATCH], input_type="document") for i in range(0, len(texts), EMBED_BATCH)]
+    return np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+
+
+def nearest(embeddings: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(row, cosine) of the k rows nearest the query vector, best first (ties: earlier row first)."""
+    if not len(embeddings):
+        return []
+    scores = embeddings @ vector
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [(int(i), float(scores[i])) for i in order]
+
+
 class NaiveRAG(MemorySystem):
     """Chunk, embed, top-k cosine. Parameters: chunking ('events:N' | 'tokens:W/O'), top_k,
     max_content_chars (truncation of each inlined write/diff; -1: never)."""
@@ -107,14 +123,10 @@ class NaiveRAG(MemorySystem):
         return [c for s in sessions for c in window_chunks(s, self.size, self.overlap)]
 
     def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> NaiveRAG:
-        self.user_, cleaned = prepare(trajs)
-        self.chunks_ = self.chunk(serialize_sessions(cleaned, max_content_chars=self.max_content_chars))
-        texts = [c.text for c in self.chunks_]
-        batches = [texts[i:i + EMBED_BATCH] for i in range(0, len(texts), EMBED_BATCH)]
-        with backend.phase("ingest"):
-            # one batch at a time: Backend.map's worker threads would not inherit the phase
-            parts = [backend.embed(batch, input_type="document") for batch in batches]
-        self.embeddings_ = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+        with metered_ingest(self, backend):
+            self.user_, cleaned = prepare(trajs)
+            self.chunks_ = self.chunk(serialize_sessions(cleaned, max_content_chars=self.max_content_chars))
+            self.embeddings_ = embed_documents(backend, [c.text for c in self.chunks_])
         self.ingested_ = True
         return self
 
@@ -125,9 +137,7 @@ class NaiveRAG(MemorySystem):
             return []
         with backend.phase("query"):
             vector = backend.embed([query], input_type="query")[0]
-        scores = self.embeddings_ @ vector
-        order = np.argsort(-scores, kind="stable")[:self.top_k]
-        return [(int(i), float(scores[i])) for i in order]
+        return nearest(self.embeddings_, vector, self.top_k)
 
     def retrieve(self, query: str, *, backend: Any) -> Context:
         chosen = [self.chunks_[i] for i, _ in self.rank(query, backend=backend)]

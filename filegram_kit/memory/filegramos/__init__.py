@@ -23,6 +23,7 @@ import numpy as np
 from ...cleaning import clean
 from ...schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
+from ..stages import metered_ingest
 from .calibration import Calibration, load_calibration
 from .channels import MAX_CHUNKS, consolidate
 from .engram import encode
@@ -68,7 +69,7 @@ class FileGramOS(MemorySystem):
         items = check_no_ground_truth(trajs)
         self.user_ = one_user(items)
         cleaned = clean(items).trajectories
-        with backend.phase("ingest"):
+        with metered_ingest(self, backend):
             self.engrams_ = encode(cleaned, backend, progress=self.progress)
             self.parse_failures_ = sum(e.parse_failures for e in self.engrams_)
             procedural, semantic, episodic = consolidate(self.engrams_, self._calibration(), backend, tau=self.tau,

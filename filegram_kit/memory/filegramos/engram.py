@@ -8,7 +8,6 @@ code runs offline and against an API.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -22,7 +21,7 @@ from tqdm.auto import tqdm
 from ...fingerprint import FEATURES, extended_features, fingerprint_frame
 from ...frames import events_frame
 from ...schema import RETAINED_EVENT_TYPES, Trajectory
-from ..base import by_identity
+from ..stages import events_digest
 from .episodes import Episode, episodes
 from .semantic import SemanticUnit, semantic_unit
 
@@ -53,27 +52,19 @@ def session_labels(trajs: Sequence[Trajectory]) -> dict[str, str]:
 
 
 ENGRAM_CACHE_SIZE = 4096
-_cache: OrderedDict[str, Engram] = OrderedDict()
+_cache: OrderedDict[str, tuple[Engram, dict]] = OrderedDict()
 _cache_lock = threading.Lock()
-
-
-@by_identity
-def _events_digest(traj: Trajectory) -> str:
-    digest = hashlib.sha256(str(traj.task_id).encode())
-    for e in traj.events:
-        digest.update(json.dumps([e.event_id, e.event_type, e.timestamp, e.fields], sort_keys=True,
-                                 default=str).encode())
-    return digest.hexdigest()
 
 
 def _key(traj: Trajectory, backend: Any) -> str:
     """What decides an Engram: the backend's identity and the session's events (ids, types, times, fields)."""
-    return json.dumps(backend.params(), sort_keys=True, default=str) + _events_digest(traj)
+    return json.dumps(backend.params(), sort_keys=True, default=str) + events_digest(traj)
 
 
-def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Any) -> list[Engram]:
+def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Any) -> list[tuple[Engram, dict]]:
     """Engrams of sessions not seen before: one events frame and one feature pass for all of them
-    (per-session polars calls would cost more than the features), then episodes and semantics per session."""
+    (per-session polars calls would cost more than the features), then episodes and semantics per session;
+    each with the backend calls it took."""
     batch = [replace(t, id=f"#{i}") for i, t in enumerate(trajs)]  # unique even when task ids repeat
     frame = events_frame(batch, with_content=True)
     fp = {r["trajectory_id"]: {k: r[k] for k in FEATURES} for r in fingerprint_frame(frame).iter_rows(named=True)}
@@ -83,14 +74,15 @@ def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: An
     out = []
     for temp, traj, session in zip(batch, trajs, sessions, strict=True):
         events = parts.get((temp.id,), frame.clear())
-        eps, failures = episodes(events, session, backend)
-        out.append(Engram(
+        with backend.metered() as cost:  # remembered with the Engram, replayed when the cache serves it
+            eps, failures = episodes(events, session, backend)
+            semantic = semantic_unit(events, session, _diff_reader(traj), backend)
+        out.append((Engram(
             trajectory_id=traj.id, session=session, task_id=traj.task_id,
             procedural=fp.get(temp.id, dict.fromkeys(FEATURES, 0.0)), features=ext.get(temp.id, {}),
-            semantic=semantic_unit(events, session, _diff_reader(traj), backend), episodes=tuple(eps),
-            event_count=len(traj.events),
+            semantic=semantic, episodes=tuple(eps), event_count=len(traj.events),
             behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
-            parse_failures=failures))
+            parse_failures=failures), cost.as_dict()))
     return out
 
 
@@ -114,6 +106,8 @@ def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None =
     with _cache_lock:
         found = {k: _cache[k] for k in keys if k in _cache}
     new = [i for i, k in enumerate(keys) if k not in found]
+    for k in dict.fromkeys(k for k in keys if k in found):
+        backend.replay(found[k][1])  # a cached Engram costs what encoding it did (ingest cost = a fresh build)
     if new:
         quiet = None if progress is None else not progress
         made = encode_new([trajs[i] for i in tqdm(new, desc="encoding engrams", unit="session", disable=quiet)],
@@ -123,7 +117,7 @@ def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None =
                 found[keys[i]] = _cache[keys[i]] = engram
             while len(_cache) > ENGRAM_CACHE_SIZE:
                 _cache.popitem(last=False)
-    return [_relabel(found[k], t.id, labels[t.id]) for k, t in zip(keys, trajs, strict=True)]
+    return [_relabel(found[k][0], t.id, labels[t.id]) for k, t in zip(keys, trajs, strict=True)]
 
 
 def _diff_reader(traj: Trajectory):
