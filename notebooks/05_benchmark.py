@@ -31,7 +31,7 @@ with app.setup:
     # persona gets one shifted session and all seven sub-tasks have items (built in about 2 s)
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
     SMOKE_TASKS = ["T-01", "T-02", "T-03", "T-05", "T-09", "T-16"]
-    METHODS = list(bv.METHODS)  # the context baselines and FileGramOS
+    METHODS = list(bv.METHODS)  # paper Table 3's 13 methods (the method picker below starts with all of them)
     SCRATCH = tempfile.TemporaryDirectory(prefix="filegram-nb05-")  # removed when the kernel exits
     WORK = Path(SCRATCH.name)
 
@@ -75,6 +75,21 @@ def _():
 def _(backend_choice):
     backend = get_backend(backend_choice.value)
     return (backend,)
+
+
+@app.cell
+def _():
+    method_pick = mo.ui.multiselect(options={bv.METHOD_LABELS.get(m, m): m for m in bv.registered_methods()},
+                                    value=[bv.METHOD_LABELS.get(m, m) for m in METHODS], label="Methods")
+    mo.vstack([mo.md("Every registered memory can be picked (Table 3's 13 by default; a method registered with "
+                     "`register_memory` appears here too). Fewer methods answer faster."), method_pick])
+    return (method_pick,)
+
+
+@app.cell
+def _(method_pick):
+    methods = list(method_pick.value) or ["no_context"]
+    return (methods,)
 
 
 @app.cell
@@ -180,21 +195,21 @@ def _(pick, shown_items):
 
 
 @app.cell
-def _(backend_choice):
-    answer_now = mo.ui.run_button(label="Answer with the four methods")
+def _(backend_choice, methods):
+    answer_now = mo.ui.run_button(label=f"Answer with the {len(methods)} methods")
     _how = ("Offline, this runs as soon as an item is picked." if backend_choice.value == "offline"
             else "With an API backend every ingest and answer is a paid call (cached), so it waits for the button.")
-    mo.vstack([mo.md(f"## One item, four memories\nEach method ingests the item's inputs, retrieves a context "
+    mo.vstack([mo.md(f"## One item, {len(methods)} memories\nEach method ingests the item's inputs, retrieves a context "
                      f"with the question, and the shared reader answers. {_how}"), answer_now])
     return (answer_now,)
 
 
 @app.cell
-def _(answer_now, autorun, backend, backend_choice, item, store):
+def _(answer_now, autorun, backend, backend_choice, item, methods, store):
     mo.stop(not (answer_now.value or autorun or backend_choice.value == "offline"),
-            mo.md("Press **Answer with the four methods**."))
-    with mo.status.spinner(title=f"Ingesting and answering {item.question_id} with {len(METHODS)} methods ..."):
-        comparison = bv.compare_methods(item, store, METHODS, backend=backend)
+            mo.md("Press **Answer with the methods**."))
+    with mo.status.spinner(title=f"Ingesting and answering {item.question_id} with {len(methods)} methods ..."):
+        comparison = bv.compare_methods(item, store, methods, backend=backend)
     mo.vstack([mo.md(f"Correct answer: **{item.correct if item.is_mcq else 'free-form, scored 0-100 by the judge'}**. "
                      "`memory_tokens`: everything the memory stores; `context_tokens`: what the reader got for "
                      "this question (estimated tokens)."),
@@ -226,13 +241,13 @@ def _(smoke):
 
 
 @app.cell
-def _(autorun, backend_choice, corpus, items, limit, run, smoke):
+def _(autorun, backend_choice, corpus, items, limit, methods, run, smoke):
     mo.stop(not (run.value or autorun), mo.md("Press **Run the benchmark**."))
     _root = WORK / "results" if smoke else Path(corpus).resolve().parent / "results" / "notebook"
     results_dir = bv.results_folder(_root, items)
     _parallel = backend_choice.value == "offline" and not smoke  # offline work is CPU-bound: processes
-    with mo.status.spinner(title=f"Answering up to {limit.value} items per sub-task with {len(METHODS)} methods ..."):
-        results = evaluate(items, corpus, METHODS, backend=backend_choice.value, out=results_dir, limit=limit.value,
+    with mo.status.spinner(title=f"Answering up to {limit.value} items per sub-task with {len(methods)} methods ..."):
+        results = evaluate(items, corpus, methods, backend=backend_choice.value, out=results_dir, limit=limit.value,
                            workers=1 if smoke else 2, executor="process" if _parallel else "thread",
                            progress=not smoke)
     answered = select(items, limit.value)
@@ -240,7 +255,7 @@ def _(autorun, backend_choice, corpus, items, limit, run, smoke):
         evaluate_controls(answered, corpus, out=results_dir, backend=backend_choice.value)
     all_rows = load_results(results_dir).filter(pl.col("question_id").is_in([i.question_id for i in answered]))
     ours = table3(results)
-    mo.md(f"**{results.height:,} rows** ({len(answered)} items x {len(METHODS)} methods), "
+    mo.md(f"**{results.height:,} rows** ({len(answered)} items x {len(methods)} methods), "
           f"{int(results['error'].is_not_null().sum())} with an error, in `{results_dir}`.")
     return all_rows, answered, ours
 
@@ -271,13 +286,13 @@ def _(smoke):
 
 
 @app.cell
-def _(all_rows, answered, autorun, backend_choice, corpus, pack_run, smoke):
+def _(all_rows, answered, autorun, backend_choice, corpus, methods, pack_run, smoke):
     mo.stop(not (pack_run.value or autorun), mo.md("Press **Run on style pack B**."))
     with mo.status.spinner(title="Building the pack-B twin corpus and answering the same items ..."):
         twin = style_pack_corpus(corpus, "B", progress=False)
         _root = WORK / "results_b" if smoke else Path(corpus).resolve().parent / "results" / "notebook_b"
         _out = bv.results_folder(_root, answered)
-        pack_b = evaluate(answered, twin, METHODS, backend=backend_choice.value, out=_out, workers=1 if smoke else 2,
+        pack_b = evaluate(answered, twin, methods, backend=backend_choice.value, out=_out, workers=1 if smoke else 2,
                           executor="process" if backend_choice.value == "offline" and not smoke else "thread",
                           progress=not smoke)
     mo.vstack([mo.md(f"Each method's score on pack B minus its score on pack A, on the same {len(answered)} items "
@@ -287,8 +302,8 @@ def _(all_rows, answered, autorun, backend_choice, corpus, pack_run, smoke):
 
 
 @app.cell
-def _(backend_choice, ours):
-    _paper = PAPER_TABLE3.filter(pl.col("method").is_in(METHODS))
+def _(backend_choice, methods, ours):
+    _paper = PAPER_TABLE3.filter(pl.col("method").is_in(methods))
     _table = side_by_side(ours, _paper, ours_label=f"ours ({backend_choice.value})")
     mo.vstack([mo.md("Sub-task columns: accuracy (%); ProfRec: the judge's Likert score rescaled to 0-100. Proc / "
                      "Sem / Epi: multiple-choice items of that channel. Our Avg: the mean of the seven sub-task "
@@ -300,8 +315,8 @@ def _(backend_choice, ours):
 
 
 @app.cell
-def _(backend_choice, ours):
-    _paper = PAPER_TABLE3.filter(pl.col("method").is_in(METHODS))
+def _(backend_choice, methods, ours):
+    _paper = PAPER_TABLE3.filter(pl.col("method").is_in(methods))
     mo.vstack([mo.md("### By memory channel"),
                mo.hstack([bv.channel_bars(ours, title=f"Ours ({backend_choice.value})").figure,
                           bv.channel_bars(_paper, title="Paper (Gemini 2.5 Flash)").figure], justify="start")])

@@ -119,6 +119,7 @@ class Group:
     memory: Any = None
     memory_tokens: int | None = None
     ingest_s: float | None = None
+    ingest_cost: dict[str, int] | None = None  # the memory's ingest_cost_ (memory/stages.py)
     error: tuple[str, str] | None = None
     remaining: int = 0
 
@@ -242,6 +243,7 @@ def ingest_group(group: Group, inputs: SharedInputs, backend: Any) -> Group:
         with backend.phase("ingest"):
             memory = get_memory(group.method.name, **group.method.params).ingest(trajs, backend=backend)
         group.memory_tokens = int(memory.memory_tokens())
+        group.ingest_cost = getattr(memory, "ingest_cost_", None)
         group.memory = memory
     except Exception as exc:
         group.error = ("ingest", _message(exc))
@@ -282,6 +284,11 @@ def make_row(group: Group, item: Item, fields: Mapping[str, Any], run: Mapping[s
                sub_track=item.sub_track,
                channel=item.channel, mcq=item.is_mcq, input_key=group.input_key, memory_tokens=group.memory_tokens,
                ingest_s=None if group.ingest_s is None else round(group.ingest_s, 6))
+    if group.ingest_cost is not None:
+        cost = group.ingest_cost
+        row.update(ingest_calls=cost["calls"], ingest_tokens_in=cost["input_tokens"],
+                   ingest_tokens_out=cost["output_tokens"], ingest_est_tokens_in=cost["est_input_tokens"],
+                   ingest_est_tokens_out=cost["est_output_tokens"])
     row.update(fields)
     return row
 

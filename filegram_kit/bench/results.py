@@ -26,7 +26,9 @@ RESULT_SCHEMA: dict[str, Any] = {
     "control": pl.Boolean, "sub_track": pl.String, "channel": pl.String, "mcq": pl.Boolean,
     "input_key": pl.String, "answer": pl.String, "score": pl.Float64, "correct": pl.Boolean, "likert": pl.Int64,
     "confidence": pl.Float64, "rationale": pl.String, "context_tokens": pl.Int64, "memory_tokens": pl.Int64,
-    "latency_s": pl.Float64, "ingest_s": pl.Float64, "cache_hit": pl.Boolean, "reader_tokens_in": pl.Int64,
+    "latency_s": pl.Float64, "ingest_s": pl.Float64, "ingest_calls": pl.Int64, "ingest_tokens_in": pl.Int64,
+    "ingest_tokens_out": pl.Int64, "ingest_est_tokens_in": pl.Int64, "ingest_est_tokens_out": pl.Int64,
+    "cache_hit": pl.Boolean, "reader_tokens_in": pl.Int64,
     "reader_tokens_out": pl.Int64, "error": pl.String, "error_message": pl.String,
 }
 

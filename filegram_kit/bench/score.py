@@ -20,7 +20,7 @@ PERSONA_SUB_TRACKS = ("attribute_recognition", "profile_reconstruction")  # inpu
 COLUMNS = ["method", "label", "backend", "Tok In", "Tok Out", *SUB_TASKS.values(), *CHANNEL_COLUMNS.values(),
            "Avg", "n", "errors"]
 METHOD_LABELS = {"no_context": "No Context", "full_context": "Full Context", "naive_rag": "Naive RAG",
-                 "eager_summ": "Eager Summ.", "visrag": "VisRAG", "mem0": "Mem0", "zep": "Zep", "memos": "MemOS",
+                 "eager_summary": "Eager Summ.", "visrag": "VisRAG", "mem0": "Mem0", "zep": "Zep", "memos": "MemOS",
                  "simplemem": "SimpleMem", "evermemos": "EverMemOS", "memu": "MemU", "mma": "MMA",
                  "filegramos": "FileGramOS"}
 PAPER_BACKEND = "gemini/gemini-2.5-flash"
@@ -35,7 +35,7 @@ def _paper_rows() -> pl.DataFrame:
         ("no_context", None, None, 36.2, 25.7, None, 17.4, 36.9, 19.0, 20.5, 25.7, 38.2, 19.7, 25.4),
         ("full_context", 625.2, 45.9, 40.5, 31.1, 50.0, 30.6, 80.5, 36.8, 37.8, 50.7, 43.0, 37.3, 48.0),
         ("naive_rag", 625.2, 3.9, 48.2, 27.7, 46.8, 26.4, 64.1, 38.4, 20.1, 42.0, 49.3, 29.7, 40.5),
-        ("eager_summ", 625.2, 3.7, 45.1, 29.6, 55.6, 39.3, 65.9, 59.7, 36.1, 49.8, 49.3, 48.4, 49.5),
+        ("eager_summary", 625.2, 3.7, 45.1, 29.6, 55.6, 39.3, 65.9, 59.7, 36.1, 49.8, 49.3, 48.4, 49.5),
         ("visrag", 609.8, 10.0, 53.4, 33.2, 56.3, 32.9, 72.8, 64.5, 35.4, 51.2, 55.2, 54.7, 51.9),
         ("mem0", 119.9, 3.0, 44.2, 26.4, 48.1, 21.4, 50.4, 23.8, 28.5, 33.4, 47.8, 26.0, 33.2),
         ("zep", 219.1, 3.8, 43.6, 28.4, 50.4, 27.4, 61.0, 37.5, 28.1, 41.3, 44.6, 33.0, 40.2),
@@ -110,6 +110,42 @@ def table3(results: pl.DataFrame) -> pl.DataFrame:
         pl.mean_horizontal(*SUB_TASKS.values()).alias("Avg"))
     scores = [*SUB_TASKS.values(), *CHANNEL_COLUMNS.values(), "Avg", "Tok In", "Tok Out"]
     return table.with_columns(pl.col(scores).cast(pl.Float64).round(1)).select(COLUMNS).cast(_SCHEMA)
+
+
+COST_COLUMNS = ("ingest calls", "ingest tokens in (est.)", "ingest tokens out (est.)", "ingest tokens in (billed)",
+                "ingest s", "stored tokens", "context tokens", "query s")
+
+
+def costs(results: pl.DataFrame) -> pl.DataFrame:
+    """Ingest cost per persona, separate from query cost, per (method, params, backend, model).
+
+    Ingest columns are means over the distinct ProfRec input sets (one per persona: all its sessions; the
+    AttrRec sets when a run has no ProfRec item), as a fresh build costs them (memory/stages.py replays the
+    calls a remembered stage made):
+    calls to the backend, the 4-characters-per-token estimate of those calls' prompts and replies (the
+    same for every backend), the tokens the provider billed (0 offline) and seconds. Query columns are
+    means over every answered item: the context's estimated tokens and the retrieve + answer seconds."""
+    keys = ["method", "params_hash", "backend", "model"]
+    if results.is_empty():
+        return pl.DataFrame()
+    label = pl.col("method").replace_strict(METHOD_LABELS, default=pl.col("method"), return_dtype=pl.String)
+    whole = "profile_reconstruction" if results["sub_track"].eq("profile_reconstruction").any() else None
+    persona = pl.col("sub_track") == whole if whole else pl.col("sub_track").is_in(PERSONA_SUB_TRACKS)
+    sets = (results.filter(persona & pl.col("ingest_s").is_not_null())
+            .unique([*keys, "input_key"], keep="first", maintain_order=True).group_by(keys, maintain_order=True)
+            .agg(pl.col("ingest_calls").mean().alias(COST_COLUMNS[0]),
+                 pl.col("ingest_est_tokens_in").mean().alias(COST_COLUMNS[1]),
+                 pl.col("ingest_est_tokens_out").mean().alias(COST_COLUMNS[2]),
+                 pl.col("ingest_tokens_in").mean().alias(COST_COLUMNS[3]),
+                 pl.col("ingest_s").mean().alias(COST_COLUMNS[4]),
+                 pl.col("memory_tokens").mean().alias(COST_COLUMNS[5]), pl.len().alias("personas")))
+    query = results.group_by(keys, maintain_order=True).agg(pl.col("context_tokens").mean().alias(COST_COLUMNS[6]),
+                                                            pl.col("latency_s").mean().alias(COST_COLUMNS[7]))
+    table = sets.join(query, on=keys, how="left").with_columns(label.alias("label"),
+                                                               pl.format("{}/{}", "backend", "model").alias("backend"))
+    digits = {c: 3 if c.endswith(" s") else 1 if "calls" in c else 0 for c in COST_COLUMNS}
+    rounded = [pl.col(c).cast(pl.Float64).round(digits[c]) for c in COST_COLUMNS]
+    return table.with_columns(rounded).select("method", "label", "backend", *COST_COLUMNS, "personas")
 
 
 def side_by_side(ours: pl.DataFrame, paper: pl.DataFrame = PAPER_TABLE3, *,

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import polars as pl
 
+from ..bench.score import METHOD_LABELS
 from ..memory.base import MEMORIES
 from .registry import artifact
 
-TABLE3_METHODS = ("no_context", "full_context", "naive_rag", "filegramos")
+TABLE3_METHODS = tuple(METHOD_LABELS)  # the paper's 13, in its order
 OURS = "ours (offline backend)"
 OURS_B = "ours, style pack B (offline backend)"
 CONTROL = "control (never ranked)"
@@ -165,3 +166,20 @@ def table03_style_packs(corpus: str | Path | None = None, *, limit: int | None =
     shown = [c for c in table.columns if c not in ("label", "corpus", "method", "params_hash", "_k")]
     return (table.with_columns(pl.col("method").replace_strict(order, default=len(order)).alias("_m"))
             .sort("_m", "_k").select("label", "corpus", *shown))
+
+
+@artifact("table03_costs", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="What each memory costs: ingest per persona (calls, tokens, seconds) apart from query cost",
+          note="Same run as table03_main_results (item seeds 0, 1, 2). Ingest: means over the persona input sets "
+               "(each persona's 32 sessions), as a fresh build costs them; tokens (est.) = 4 characters per token of "
+               "every backend call's prompt and reply, what an LLM backend would be sent; billed = what the "
+               "provider reported (0 offline). Query: per answered item. The paper's Tok In is stored memory "
+               "(Table 3's footnote), which is 'stored tokens' here.")
+def table03_costs(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
+                  out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+    from ..bench.readout import split_controls
+    from ..bench.score import costs
+    from .corpus_source import resolve_corpus
+
+    rows = split_controls(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))[0]
+    return costs(rows)

@@ -35,7 +35,7 @@ from ..llm.tasks import LETTERS
 from ..memory import Context, get_memory
 from .registry import FigureData
 
-METHODS = ("no_context", "full_context", "naive_rag", "filegramos")
+METHODS = tuple(METHOD_LABELS)  # paper Table 3's 13 methods, in its order
 DISPLAY_CHARS = 6_000  # contexts longer than this are cut in the notebook's tabs (the reader saw them whole)
 READER_BACKENDS = ("gemini", "openai_compat")  # backends that can answer as an LLM reader (cohere only embeds)
 CHANCE_COLOR = "#222222"
@@ -45,11 +45,18 @@ _COMPARE_SCHEMA = {"method": pl.String, "label": pl.String, "memory_tokens": pl.
                    "confidence": pl.Float64, "error": pl.String}
 
 
+def registered_methods() -> list[str]:
+    """Every memory `get_memory` can build: Table 3's methods first (in order), then any other registered one."""
+    from ..memory.base import MEMORIES
+
+    return [m for m in METHODS if m in MEMORIES] + sorted(m for m in MEMORIES if m not in METHODS)
+
+
 def method_colors(methods: Iterable[str]) -> dict[str, str]:
     """A fixed colour per method (Table 3 order), so every chart colours a method alike."""
     order = list(METHOD_LABELS)
-    return {m: qualitative.Safe[(order.index(m) if m in order else len(order)) % len(qualitative.Safe)]
-            for m in methods}
+    palette = qualitative.Safe + qualitative.Vivid  # 22 colours: Table 3's 13 methods never share one
+    return {m: palette[(order.index(m) if m in order else len(order)) % len(palette)] for m in methods}
 
 
 def available_backends(environ: Mapping[str, str] | None = None) -> list[str]:
