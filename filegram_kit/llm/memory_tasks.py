@@ -18,21 +18,22 @@ from typing import Any
 from .tasks import _JSON_ONLY, TASKS, ParseError, TaskSpec, parse_json
 
 _NUMBERED = "Each action is numbered [i]; cite the numbers each record comes from in \"sources\"."
-_USER = "Below are the file-system actions of one user, in order, with the content they wrote.\n"
+_USER = "ACTIONS lists the file-system actions of one user, in order, with the content they wrote.\n"
 MEMORY_TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
     TaskSpec("summarize_session", "text",
-             "Below is one work session of a user: their file-system actions in order, with the content they wrote. "
+             "SESSION is one work session of a user: their file-system actions in order, with the content they wrote. "
              "Summarize in {min_words}-{max_words} words what the user did and how they work: how they read and "
              "search, what and how they write, how they organise and name files and folders, how they edit and "
              "keep versions. Keep file names and numbers exactly.\n\nSESSION:\n{text}\n\nSUMMARY:"),
     TaskSpec("extract_user_facts", "json",
-             "You are a personal information organiser. " + _USER + "Extract the facts about this user's habits, "
+             "You are a personal information organiser. MESSAGES lists one user's file-system actions as chat "
+             "messages, in order, with the content they wrote.\nExtract the facts about this user's habits, "
              "preferences and way of working that a memory should keep, each one short sentence. " + _JSON_ONLY +
              ' Shape: {{"facts": ["..."]}}\n\nMESSAGES:\n{messages}'),
     TaskSpec("update_memory", "json",
              "You manage a memory. For each new fact decide against the existing memories: ADD it as a new memory, "
              "UPDATE an existing memory it restates with other details (keep its id, give the new text), DELETE a "
-             "memory it contradicts, or NONE when it is already known. " + _JSON_ONLY + ' Shape: {{"memory": '
+             "memory it contradicts, or NONE when the memory already holds it. " + _JSON_ONLY + ' Shape: {{"memory": '
              '[{{"id": "...", "text": "...", "event": "ADD|UPDATE|DELETE|NONE", "old_memory": "..."}}]}}\n\n'
              "EXISTING MEMORIES:\n{existing}\n\nNEW FACTS:\n{facts}"),
     TaskSpec("extract_triples", "json",
@@ -58,8 +59,8 @@ MEMORY_TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
              '[{{"lossless_restatement": "...", "keywords": ["..."], "topic": "...", "entities": ["..."], '
              '"confidence": 0.8, "sources": [0]}}]}}\n\nACTIONS:\n{items}'),
     TaskSpec("synthesize_entries", "json",
-             "Below are memory entries about one user. Merge the ones that say the same thing, resolve conflicts, "
-             "adjust confidence, drop entries below 0.2 and keep {min_keep}-{max_keep}. " + _JSON_ONLY +
+             "ENTRIES are memory entries about one user. Merge the ones that say the same thing, resolve conflicts, "
+             "adjust confidence, drop entries under 0.2 and keep {min_keep}-{max_keep}. " + _JSON_ONLY +
              ' Shape: {{"entries": [{{"lossless_restatement": "...", "confidence": 0.8, "merged": [indices]}}]}}'
              "\n\nENTRIES:\n{entries}"),
     TaskSpec("detect_boundary", "json",

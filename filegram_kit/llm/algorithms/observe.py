@@ -105,6 +105,10 @@ def parse_actions(items: list[str]) -> list[Action]:
     return [a for i, text in enumerate(items) if (a := parse_action(i, text)) is not None]
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 def _types(actions: list[Action]) -> str:
     counts = Counter(a.file_type or "no extension" for a in actions)
     return ", ".join(f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -171,7 +175,7 @@ def _writing(acts: list[Action]) -> list[Observation]:
         size = sum(x + y for x, y in counts) / len(counts) if counts else 0.0
         files = list(dict.fromkeys(a.target for a in edits))
         kind = "small" if size <= SMALL_EDIT_LINES else "large"
-        text = (f"The user edited {len(files)} file{'s' * (len(files) != 1)} in {len(edits)} edits, "
+        text = (f"The user edited {_n(len(files), 'file')} in {_n(len(edits), 'edit')}, "
                 f"{kind} edits of about {size:.0f} changed lines each" + (
                     f"; {files[0]} was edited {len(edits)} times." if len(files) == 1 and len(edits) > 1 else "."))
         out.append(_obs("editing", text, edits, "edit", f"{kind} edits"))
