@@ -20,7 +20,7 @@ with app.setup:
     from filegram_kit.bench.schema import TRACKS
     from filegram_kit.bench.readout import format_readout, pack_differences, readout
     from filegram_kit.bench.stats import ci_table
-    from filegram_kit.bench.score import PAPER_TABLE3, format_table3, side_by_side, table3
+    from filegram_kit.bench.score import PAPER_TABLE3, costs, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
@@ -257,7 +257,7 @@ def _(autorun, backend_choice, corpus, items, limit, methods, run, smoke):
     ours = table3(results)
     mo.md(f"**{results.height:,} rows** ({len(answered)} items x {len(methods)} methods), "
           f"{int(results['error'].is_not_null().sum())} with an error, in `{results_dir}`.")
-    return all_rows, answered, ours
+    return all_rows, answered, ours, results
 
 
 @app.cell
@@ -269,6 +269,17 @@ def _(all_rows):
     ranked: a method near **choices_only** learnt nothing from memory; **oracle_context** is the shared
     reader handed the ground truth as text, the ceiling of this reader with a perfect memory.
     """), mo.md(format_readout(readout(all_rows, n_boot=500)))])
+    return
+
+
+@app.cell
+def _(results):
+    mo.vstack([mo.md(r"""
+    ### What each memory cost to build, apart from answering
+    Per persona (the Profile Reconstruction input sets: all of a persona's sessions), as a fresh build: backend
+    calls at ingest, the estimated tokens of those calls' prompts and replies (what an LLM backend would be
+    sent; offline bills nothing), the seconds; then the context per query and the seconds to answer.
+    """), mo.ui.table(costs(results), selection=None)])
     return
 
 

@@ -178,6 +178,8 @@ def test_evermemos_forces_a_boundary_at_30_events(tmp_path, offline):
     assert [(len(c.event_ids), c.forced) for c in memory.cells_] == [(30, True), (30, True), (10, False)]
     short = get_memory("evermemos", force_at=10).ingest(trajs, backend=offline)
     assert [len(c.event_ids) for c in short.cells_] == [10] * 7
+    odd = get_memory("evermemos", force_at=12).ingest(trajs, backend=offline)  # not a multiple of the checks
+    assert [len(c.event_ids) for c in odd.cells_] == [12] * 5 + [10]
 
 
 def test_evermemos_cuts_where_the_activity_and_folders_shift(tmp_path, offline):

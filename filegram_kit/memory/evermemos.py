@@ -91,17 +91,20 @@ class EverMemOS(MemorySystem):
         spans, start = [], 0
         for k in range(self.check_every, len(texts), self.check_every):
             new = texts[k:k + self.check_every]
-            if k - start >= self.force_at:
-                spans.append((start, k, True))
-                start = k
+            if k - start >= self.force_at:  # never more than force_at events in a cell
+                spans.append((start, start + self.force_at, True))
+                start += self.force_at
                 continue
             verdict = attempt(self, lambda k=k, new=new, s=start: backend.detect_boundary(
                 cut(texts[s:k], BOUNDARY_CHARS), cut(new, BOUNDARY_CHARS)), {"should_end": False, "confidence": 0.0})
             if verdict["should_end"] and verdict["confidence"] >= self.min_confidence:
                 spans.append((start, k, False))
                 start = k
+        while len(texts) - start > self.force_at:
+            spans.append((start, start + self.force_at, True))
+            start += self.force_at
         if start < len(texts):
-            spans.append((start, len(texts), len(texts) - start >= self.force_at))
+            spans.append((start, len(texts), len(texts) - start == self.force_at))
         return spans
 
     def _session_cells(self, session: Any, backend: Any) -> list[MemCell]:
