@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import numpy as np
 import pytest
 
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms.memory_ops import decide_updates
-from filegram_kit.llm.prompting import Completion, PromptBackend
+from filegram_kit.llm.base import Computed
+from filegram_kit.llm.memory_tasks import MEMORY_TASKS, RECORDS
+from filegram_kit.llm.prompting import Completion, PromptBackend, _decode, _prompt_fields
+from filegram_kit.llm.tasks import TASKS
 from filegram_kit.memory import get_memory
 from filegram_kit.memory.base import MEMORIES
 from filegram_kit.memory.mma import MMA, confidences, source_score
@@ -298,3 +302,43 @@ def test_mem0_and_zep_run_through_a_prompting_backend_and_count_bad_replies(tmp_
     assert broken.usage.total("parse_failures") == 3
     again = get_memory("zep").ingest(trajs, backend=broken)  # from the stage memo: the same count, no new call
     assert again.parse_failures_ == 3 and broken.usage.total("parse_failures") == 3
+
+
+class Echo(PromptBackend):
+    """A prompting backend whose 'model' replies, as JSON in the task's shape, what the offline algorithm answers:
+    every prompt is rendered from the real inputs and every reply goes through the real decoder."""
+
+    name = "echo"
+    WRAP = {"extract_user_facts": "facts", "find_contradictions": "contradicted"}
+
+    def __init__(self):
+        super().__init__("echo-1")
+        self.offline, self.rendered = get_backend("offline"), 0
+
+    def _compute(self, task, inputs, params):
+        done = self.offline._compute(task, inputs, params)
+        if task not in MEMORY_TASKS:  # embeddings, episode narratives: answered as offline
+            return done
+        assert TASKS[task].render(**_prompt_fields(task, inputs, params))
+        self.rendered += 1
+        key = RECORDS[task][0] if task in RECORDS else self.WRAP.get(task)
+        reply = done.value if isinstance(done.value, str) else json.dumps({key: done.value} if key else done.value)
+        return Computed(_decode(task, reply, inputs))
+
+
+@pytest.mark.parametrize("name", [n for n in NEW if n not in ("mma", "visrag")])
+def test_each_baseline_builds_the_same_memory_through_prompts_and_parsed_replies(name, tmp_path, offline):
+    trajs = user(tmp_path)
+    echo = Echo()
+    through_prompts = get_memory(name).ingest(trajs, backend=echo)
+    assert echo.rendered > 0 and getattr(through_prompts, "parse_failures_", 0) == 0
+    assert through_prompts.memory_text() == get_memory(name).ingest(trajs, backend=offline).memory_text()
+
+
+def test_mem0_history_in_a_file_keeps_every_ingest(tmp_path, offline):
+    path = str(tmp_path / "history.db")
+    first = get_memory("mem0", history_db=path).ingest(user(tmp_path), backend=offline)
+    second = get_memory("mem0", history_db=path).ingest(user(tmp_path)[:1], backend=offline)
+    assert (first.run_, second.run_) == (1, 2) and first.history() and len(second.history()) < len(first.history())
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM history").fetchone()[0] == len(first.history()) + len(second.history())

@@ -14,7 +14,8 @@ release's adapter sends them):
    ADD a new memory, UPDATE one (new text, the old one kept in history), DELETE one, or NONE.
 A memory keeps the event ids of every batch that added or updated it. `retrieve` embeds the query and
 returns the `search_limit` nearest memories (mem0's `search(limit=10)`), with `min_score` optional.
-The history table (`history_db`, default in memory) is append-only: rows are never updated or deleted.
+The history table (`history_db`, default in memory) is append-only: rows are never updated or deleted, and
+a file shared by several ingests keeps each one's rows under its own run number.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from .stages import metered_ingest, session_stage
 
 USER_VERBS = ("read", "search", "browse")  # the rest are the assistant's messages
 MESSAGE_CHARS = 1_000  # the release cuts written content to this in each message
-HISTORY_SCHEMA = ("CREATE TABLE history (step INTEGER, memory_id TEXT, old_memory TEXT, new_memory TEXT, "
-                  "event TEXT, session TEXT)")
+HISTORY_SCHEMA = ("CREATE TABLE IF NOT EXISTS history (run INTEGER, step INTEGER, memory_id TEXT, old_memory TEXT, "
+                  "new_memory TEXT, event TEXT, session TEXT)")
 
 
 @dataclass
@@ -72,8 +73,8 @@ class Mem0(MemorySystem):
             self.user_, cleaned = prepare(trajs)
             self.memories_: dict[str, Fact] = {}
             self.db_ = sqlite3.connect(self.history_db, check_same_thread=False)
-            self.db_.execute("DROP TABLE IF EXISTS history")
-            self.db_.execute(HISTORY_SCHEMA)
+            self.db_.execute(HISTORY_SCHEMA)  # a file shared by several ingests keeps every one's rows, by run
+            self.run_ = self.db_.execute("SELECT COALESCE(MAX(run), 0) + 1 FROM history").fetchone()[0]
             self.next_id_, self.step_, self.parse_failures_ = 0, 0, 0
             for session in session_actions(cleaned, max_content_chars=MESSAGE_CHARS):
                 for (start, end), facts in zip(windows(len(session.texts), self.batch),
@@ -128,15 +129,17 @@ class Mem0(MemorySystem):
 
     def _log(self, memory_id: str, old: str | None, new: str | None, event: str, session: str) -> None:
         self.step_ += 1
-        self.db_.execute("INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)", (self.step_, memory_id, old, new, event,
-                                                                          session))
+        self.db_.execute("INSERT INTO history VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (self.run_, self.step_, memory_id, old, new, event, session))
 
     def history(self, memory_id: str | None = None) -> list[dict[str, Any]]:
-        """The history rows (of one memory, or all), oldest first."""
+        """This ingest's history rows (of one memory, or all), oldest first."""
         self._check_ingested()
-        query = "SELECT step, memory_id, old_memory, new_memory, event, session FROM history"
-        rows = self.db_.execute(query + (" WHERE memory_id = ? ORDER BY step" if memory_id is not None else
-                                         " ORDER BY step"), (() if memory_id is None else (str(memory_id),)))
+        query = "SELECT step, memory_id, old_memory, new_memory, event, session FROM history WHERE run = ?"
+        if memory_id is None:
+            rows = self.db_.execute(query + " ORDER BY step", (self.run_,))
+        else:
+            rows = self.db_.execute(query + " AND memory_id = ? ORDER BY step", (self.run_, str(memory_id)))
         keys = ("step", "memory_id", "old_memory", "new_memory", "event", "session")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
