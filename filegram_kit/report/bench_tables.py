@@ -179,7 +179,8 @@ def table03_style_packs(corpus: str | Path | None = None, *, limit: int | None =
                "(each persona's 32 sessions), as a fresh build costs them; tokens (est.) = 4 characters per token of "
                "every backend call's prompt and reply, what an LLM backend would be sent; billed = what the "
                "provider reported (0 offline). Query: per answered item. The paper's Tok In is stored memory "
-               "(Table 3's footnote), which is 'stored tokens' here.")
+               "(Table 3's footnote), which is 'stored tokens' here. Seconds are left out (they change from run "
+               "to run; BENCHMARKS.md times ingest and answering per method, and result rows keep ingest_s).")
 def table03_costs(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
                   out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import split_controls
@@ -187,4 +188,4 @@ def table03_costs(corpus: str | Path | None = None, *, limit: int | None = None,
     from .corpus_source import resolve_corpus
 
     rows = split_controls(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))[0]
-    return costs(rows)
+    return costs(rows).drop("ingest s", "query s")  # wall-clock seconds differ run to run: BENCHMARKS.md has them
