@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib
+import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -301,8 +302,6 @@ class Backend(MemoryTaskMethods):
 def estimated_tokens(task: str, inputs: Mapping[str, Any], params: Mapping[str, Any], value: Any) -> tuple[int, int]:
     """(prompt, reply) tokens of one call by the 4-characters estimate: embeddings count their texts, agent
     steps their messages, other tasks their rendered template and the reply's text or JSON."""
-    import json
-
     from ..tokens import estimate_tokens
     from .prompting import _prompt_fields
 

@@ -30,9 +30,8 @@ import numpy as np
 from ..llm.algorithms.text import content_terms
 from ..schema import Trajectory
 from .base import Context, MemorySystem
-from .memos import overlap
 from .rag import embed_documents
-from .records import attempt, check_positive, cite, session_actions
+from .records import attempt, check_positive, cite, overlap, session_actions
 from .serialize import prepare
 from .stages import metered_ingest, session_stage
 

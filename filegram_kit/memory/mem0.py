@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..llm.algorithms.observe import parse_action
 from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents, nearest
@@ -50,8 +51,8 @@ class Fact:
 
 def message(text: str) -> str:
     """One serialised action as a pseudo-chat message (role by verb)."""
-    verb = text.split("] ", 1)[-1].split(" ", 1)[0]
-    return f"{'user' if verb in USER_VERBS else 'assistant'}: {text}"
+    action = parse_action(0, text)
+    return f"{'user' if action is not None and action.verb in USER_VERBS else 'assistant'}: {text}"
 
 
 class Mem0(MemorySystem):

@@ -23,7 +23,7 @@ from typing import Any
 from ..llm.algorithms.text import content_terms
 from ..schema import Trajectory
 from .base import Context, MemorySystem
-from .records import attempt, char_batches, check_positive, cite, session_actions
+from .records import attempt, char_batches, check_positive, cite, overlap, session_actions
 from .serialize import prepare
 from .stages import metered_ingest, session_stage
 
@@ -42,11 +42,6 @@ class Cell:
     @functools.cached_property  # compared with every kept item at every merge
     def words(self) -> frozenset[str]:
         return frozenset(content_terms(self.content))
-
-
-def overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    """|A & B| / min(|A|, |B|): the release's consolidation measure (0 when either is empty)."""
-    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
 def consolidate(cells: list[Cell], threshold: float) -> list[Cell]:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..llm.algorithms.observe import parse_action
 from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents, nearest
@@ -34,14 +35,17 @@ CATEGORIES = ("reading_behavior", "writing_style", "organization_habits", "itera
               "cross_modal_usage")
 IMPORTANCE = {"read": 0.3, "write": 0.7, "edit": 0.6, "copy": 0.6, "move": 0.5, "rename": 0.5, "mkdir": 0.5,
               "delete": 0.4, "search": 0.4, "browse": 0.2}
+IMPORTANCE_OTHER = 0.3
 RETRIEVALS = ("all", "tiered")
 
 
 def importance(text: str) -> float:
     """A resource's heuristic importance from its verb (reads gain 0.1 per earlier view, up to 0.7)."""
-    verb = text.split("] ", 1)[-1].split(" ", 1)[0]
-    base = IMPORTANCE.get(verb, 0.3)
-    if verb == "read" and (view := text.split("view ", 1)[-1].split(")", 1)[0].split(",", 1)[0]).isdigit():
+    action = parse_action(0, text)
+    if action is None:
+        return IMPORTANCE_OTHER
+    base = IMPORTANCE.get(action.verb, IMPORTANCE_OTHER)
+    if action.verb == "read" and (view := action.detail("view") or "").isdigit():
         base = min(0.7, base + 0.1 * (int(view) - 1))
     return round(base, 2)
 

@@ -98,6 +98,11 @@ def cite(event_ids: Sequence[str], sources: Iterable[int] | None) -> tuple[str, 
     return tuple(dict.fromkeys(picked)) if picked else tuple(event_ids)
 
 
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """|A & B| / min(|A|, |B|): the word overlap the release's adapters merge by (0 when either is empty)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
 def attempt(memory: Any, fn: Callable[[], T], default: T) -> T:
     """fn(), or default when the model's reply does not parse (counted on memory.parse_failures_)."""
     try:

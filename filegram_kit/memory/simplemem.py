@@ -23,8 +23,7 @@ from typing import Any
 from ..llm.algorithms.text import content_terms
 from ..schema import Trajectory
 from .base import Context, MemorySystem
-from .memos import overlap
-from .records import attempt, check_positive, cite, session_actions, windows
+from .records import attempt, check_positive, cite, overlap, session_actions, windows
 from .serialize import prepare
 from .stages import metered_ingest
 
