@@ -25,7 +25,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,16 +60,27 @@ class Method:
     params: dict[str, Any]  # as given to get_memory
     resolved: dict[str, Any]  # memory.params(): what the hash is of
     params_hash: str
+    ingest_hash: str = ""  # of memory.ingest_params(): methods with equal hashes share one ingest per input set
 
 
-def resolve_methods(methods: Iterable[str] | Mapping[str, Mapping[str, Any] | None]) -> list[Method]:
-    """Names, or name -> params, as `Method`s with their resolved params and hash (nothing is ingested)."""
-    pairs = methods.items() if isinstance(methods, Mapping) else ((m, None) for m in methods)
-    out = []
+MethodSpec = str | tuple[str, Mapping[str, Any] | None]
+
+
+def resolve_methods(methods: Iterable[MethodSpec] | Mapping[str, Mapping[str, Any] | None]) -> list[Method]:
+    """Names, name -> params, or (name, params) pairs (several parameter sets of one method: an ablation)
+    as `Method`s with their resolved params and hashes (nothing is ingested)."""
+    pairs = methods.items() if isinstance(methods, Mapping) else (
+        (m, None) if isinstance(m, str) else tuple(m) for m in methods)
+    out, seen = [], set()
     for name, params in pairs:
         params = dict(params or {})
-        resolved = get_memory(name, **params).params()
-        out.append(Method(name, params, resolved, short_hash(resolved)))
+        memory = get_memory(name, **params)
+        resolved = memory.params()
+        method = Method(name, params, resolved, short_hash(resolved), short_hash(memory.ingest_params()))
+        if (name, method.params_hash) in seen:
+            raise ValueError(f"method {name!r} is listed twice with the same resolved params {resolved}")
+        seen.add((name, method.params_hash))
+        out.append(method)
     if not out:
         raise ValueError("evaluate needs at least one method")
     return out
@@ -162,11 +173,52 @@ class SharedInputs:
                     self._built[group.key] = materialise(group.items[0], self.store)  # a failure is not kept
                 return self._built[group.key]
         finally:
+            self.release(group)
+
+    def release(self, group: Group) -> None:
+        """This group is done with its input set (it took it, or never needs it): the last one drops it."""
+        with self._lock:
+            self._users[group.key] -= 1
+            if self._users[group.key] <= 0:
+                self._built.pop(group.key, None)
+                self._locks.pop(group.key, None)
+
+
+class SharedIngests:
+    """One ingest per (method, ingest-time params, input set): a group whose method differs from an earlier
+    one only in retrieval params adopts that memory (`MemorySystem.adopt`) instead of ingesting again, so an
+    ablation over retrieval knobs costs one ingest. Thread-safe; an entry is dropped once its last group took it."""
+
+    def __init__(self, groups: list[Group]):
+        self._users = Counter(self.tag(g) for g in groups)
+        self._built: dict[tuple, Group] = {}
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def tag(group: Group) -> tuple:
+        return group.method.name, group.method.ingest_hash, group.key
+
+    def shared(self, group: Group, build: Callable[[], None]) -> Group | None:
+        """The group that ingested this group's memory (after `build()` made it this one, when none had)."""
+        tag = self.tag(group)
+        with self._lock:
+            key_lock = self._locks.setdefault(tag, threading.Lock())
+        try:
+            with key_lock:
+                first = self._built.get(tag)
+                if first is None:
+                    build()
+                    if group.memory is not None:  # a failed ingest is not shared: the next group tries anew
+                        self._built[tag] = replace(group, items=[])  # keeps the memory after the group drops it
+                    return None
+                return first
+        finally:
             with self._lock:
-                self._users[group.key] -= 1
-                if self._users[group.key] <= 0:
-                    self._built.pop(group.key, None)
-                    self._locks.pop(group.key, None)
+                self._users[tag] -= 1
+                if self._users[tag] <= 0:
+                    self._built.pop(tag, None)
+                    self._locks.pop(tag, None)
 
 
 def preload(store: TrajectoryStore, groups: list[Group]) -> None:
@@ -230,9 +282,24 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
-def ingest_group(group: Group, inputs: SharedInputs, backend: Any) -> Group:
+def ingest_group(group: Group, inputs: SharedInputs, backend: Any, ingests: SharedIngests | None = None) -> Group:
     """Get the inputs, ingest them once, count the stored tokens (`ingest_s` times these two); failures are
-    kept on the group."""
+    kept on the group. With `ingests`, a memory another group already ingested is adopted (its ingest cost
+    and seconds are the shared build's: what a fresh build of this memory costs)."""
+    if ingests is None:
+        return _ingest(group, inputs, backend)
+    first = ingests.shared(group, lambda: _ingest(group, inputs, backend))
+    if first is not None:
+        inputs.release(group)
+        try:
+            group.memory = get_memory(group.method.name, **group.method.params).adopt(first.memory)
+        except Exception as exc:
+            group.error = ("ingest", _message(exc))
+        group.memory_tokens, group.ingest_s, group.ingest_cost = first.memory_tokens, first.ingest_s, first.ingest_cost
+    return group
+
+
+def _ingest(group: Group, inputs: SharedInputs, backend: Any) -> Group:
     try:
         trajs = inputs.get(group)
     except Exception as exc:
@@ -321,15 +388,16 @@ class RunState:
     history: list[dict[str, Any]] | None = None  # earlier runs into the same folder (from its manifest)
 
 
-def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[str] | Mapping[str, Mapping | None], *,
+def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[MethodSpec] | Mapping[str, Mapping | None], *,
              backend: Any = "offline", backend_params: Mapping[str, Any] | None = None, out: str | Path,
              seed: int = 0, workers: int = 2, limit: int | None = None, progress: bool | None = None,
              retry_errors: bool = False, executor: str = "thread") -> pl.DataFrame:
     """Answer `items` with each method's memory of their inputs; rows stream to out/results.jsonl.
 
-    methods: names, or name -> params for get_memory. backend: a name (with backend_params) or a
-    Backend. limit: the first N items of each sub_track. retry_errors: recompute the rows of earlier
-    runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "thread" (a pool of
+    methods: names, name -> params for get_memory, or (name, params) pairs (several parameter sets of one
+    method; those differing only in retrieval params share each ingest: SharedIngests). backend: a name
+    (with backend_params) or a Backend. limit: the first N items of each sub_track. retry_errors: recompute
+    the rows of earlier runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "thread" (a pool of
     `workers` threads; workers=1 runs serially, in order) or "process" (`workers` spawned processes,
     for CPU-bound backends such as offline; needs the backend by name; see parallel.py). Returns the
     rows of this selection (earlier runs' included), in method then item order.
@@ -380,8 +448,9 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[str] |
                              workers=int(workers), emit_row=emit_row, add_usage=add_usage)
         else:
             with one_blas_thread(), tallied(client) as tally:
-                run_groups(groups, inputs=SharedInputs(store, groups), backend=client, tally=tally,
-                           workers=max(1, int(workers)), emit=lambda g, i, f: emit_row(make_row(g, i, f, run)))
+                run_groups(groups, inputs=SharedInputs(store, groups), ingests=SharedIngests(groups), backend=client,
+                           tally=tally, workers=max(1, int(workers)),
+                           emit=lambda g, i, f: emit_row(make_row(g, i, f, run)))
         state.status = "complete"
     except BaseException:
         state.status = "interrupted"

@@ -68,7 +68,7 @@ class SerialExecutor:
 
 
 def run_groups(groups: list, *, inputs: Any, backend: Any, tally: Any, workers: int,
-               emit: Callable[[Any, Any, dict[str, Any]], None]) -> None:
+               emit: Callable[[Any, Any, dict[str, Any]], None], ingests: Any = None) -> None:
     """Ingest up to 2*workers groups at a time, answer their items in the pool, hand each result to `emit`
     (called in this thread only). A group's memory is dropped when its last item is answered."""
     from .harness import answer_item, ingest_group
@@ -79,7 +79,7 @@ def run_groups(groups: list, *, inputs: Any, backend: Any, tally: Any, workers: 
 
     def open_more() -> None:
         while open_groups[0] < max_open and (group := next(queue, None)) is not None:
-            pending[pool.submit(ingest_group, group, inputs, backend)] = ("ingest", group, None)
+            pending[pool.submit(ingest_group, group, inputs, backend, ingests)] = ("ingest", group, None)
             open_groups[0] += 1
 
     def finish(group: Any, item: Any, fields: dict[str, Any]) -> None:
@@ -123,15 +123,15 @@ def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, 
 
 def _run_batch(groups: list) -> dict[str, dict[str, int]]:
     """Ingest and answer a batch of groups in this worker; rows go to the queue; returns the usage spent."""
-    from .harness import SharedInputs, answer_item, ingest_group, make_row, preload, tallied
+    from .harness import SharedIngests, SharedInputs, answer_item, ingest_group, make_row, preload, tallied
 
     backend, rows, run = _WORKER["backend"], _WORKER["rows"], _WORKER["run"]
     before = json.loads(json.dumps(backend.usage.counts))
     preload(_WORKER["store"], groups)
-    inputs = SharedInputs(_WORKER["store"], groups)
+    inputs, ingests = SharedInputs(_WORKER["store"], groups), SharedIngests(groups)
     with tallied(backend) as tally:
         for group in groups:
-            ingest_group(group, inputs, backend)
+            ingest_group(group, inputs, backend, ingests)
             for item in group.items:
                 fields = ({"error": group.error[0], "error_message": group.error[1]} if group.error
                           else answer_item(group, item, backend, tally))

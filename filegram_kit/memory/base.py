@@ -71,6 +71,22 @@ class MemorySystem:
     def params(self) -> dict[str, Any]:
         return {"method": self.name, **self._params}
 
+    def ingest_params(self) -> dict[str, Any]:
+        """The params that shape what `ingest` builds; the rest only change what `retrieve` shows.
+        By default every param does (a method that splits them overrides this)."""
+        return self.params()
+
+    def adopt(self, ingested: MemorySystem) -> MemorySystem:
+        """This memory, holding `ingested`'s learned state (the `_` attributes) instead of ingesting again:
+        how an ablation reads one ingest with several retrieval settings. Refused unless both are the same
+        class with the same `ingest_params()` (anything else would be a different memory)."""
+        if type(ingested) is not type(self) or ingested.ingest_params() != self.ingest_params():
+            raise ValueError(f"{self!r} cannot adopt the memory of {ingested!r}: only the same method with the same "
+                             "ingest-time params shares an ingest")
+        ingested._check_ingested()
+        self.__dict__.update({k: v for k, v in ingested.__dict__.items() if k.endswith("_")})
+        return self
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
         return f"{type(self).__name__}({shown})"

@@ -53,12 +53,15 @@ class FileGramOS(MemorySystem):
         super().__init__(**asdict(self.knobs), tau=self.tau, max_chunks=self.max_chunks, seed=self.seed,
                          calibration=calib)
 
+    def ingest_params(self) -> dict[str, Any]:
+        """Only these shape the ingested memory; every `Knobs` field is read at retrieval (Tables 13 and 14)."""
+        return {k: v for k, v in self.params().items() if k not in Knobs.names()}
+
     def with_knobs(self, **knobs: Any) -> FileGramOS:
         """The same ingested memory read with other retrieval knobs (ingest-time work is reused)."""
         other = FileGramOS(tau=self.tau, max_chunks=self.max_chunks, seed=self.seed, calibration=self.calibration,
                            progress=self.progress, **{**asdict(self.knobs), **knobs})
-        other.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})
-        return other
+        return other.adopt(self) if getattr(self, "ingested_", False) else other
 
     def _calibration(self) -> Calibration:
         if isinstance(self.calibration, Calibration):

@@ -1,0 +1,126 @@
+"""FileGramOS ablations (Tables 13, 14): variants share one ingest, yet answer exactly as separate runs would;
+the tables' numbers are the variants' scores and paired changes; the digest recomputes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from filegram_kit.bench import ablation
+from filegram_kit.bench.generate import build_items
+from filegram_kit.bench.harness import evaluate, input_set
+from filegram_kit.bench.score import _points, table3
+from filegram_kit.llm import get_backend
+from filegram_kit.memory import get_memory
+from filegram_kit.memory.filegramos import FileGramOS
+
+KEEP = ["question_id", "answer", "score", "context_tokens", "memory_tokens"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    from filegram_kit.engine import build_corpus
+
+    out = tmp_path_factory.mktemp("tiny") / "corpus"
+    build_corpus(out, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def items(tiny):
+    return build_items(tiny, seed=0)
+
+
+def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(tiny, items, tmp_path, monkeypatch):
+    ingests = []
+    original = FileGramOS.ingest
+
+    def counting(self, trajs, *, backend):
+        ingests.append(tuple(t.id for t in trajs))
+        return original(self, trajs, backend=backend)
+
+    monkeypatch.setattr(FileGramOS, "ingest", counting)
+    lean = {"channels": ("procedural",), "display_chars": 800}
+    both = evaluate(items, tiny, [("filegramos", {}), ("filegramos", lean)], out=tmp_path / "both", workers=1,
+                    progress=False)
+    sets = len({input_set(i) for i in items})
+    assert len(ingests) == sets  # one ingest per input set for both variants
+    alone = evaluate(items, tiny, [("filegramos", lean)], out=tmp_path / "alone", workers=1, progress=False)
+    assert len(ingests) == 2 * sets
+    lean_hash = alone["params_hash"][0]
+    shared = both.filter(pl.col("params_hash") == lean_hash).select(KEEP).sort("question_id")
+    assert shared.equals(alone.select(KEEP).sort("question_id"))
+    default = both.filter(pl.col("params_hash") != lean_hash)
+    assert default.height == shared.height and not default["context_tokens"].equals(shared["context_tokens"])
+
+
+def test_adopt_refuses_another_ingest_setting(tiny):
+    from filegram_kit.traces import load_trajectories
+
+    trajs = [t for t in load_trajectories(tiny, progress=False) if t.profile_id.startswith("p1")]
+    backend = get_backend("offline")
+    memory = get_memory("filegramos").ingest(trajs, backend=backend)
+    assert get_memory("filegramos", top_chunks=1).adopt(memory).retrieve("folders", backend=backend).text
+    with pytest.raises(ValueError, match="same ingest-time params"):
+        get_memory("filegramos", tau=2.0).adopt(memory)
+    with pytest.raises(ValueError, match="same ingest-time params"):
+        get_memory("naive_rag").adopt(memory)
+    with pytest.raises(RuntimeError, match="before retrieve"):
+        get_memory("filegramos").adopt(get_memory("filegramos"))
+
+
+def test_variants_follow_the_papers_reference_rules():
+    from filegram_kit.memory.filegramos.retrieve import CHANNELS, Knobs
+
+    table13 = ablation.channel_ablation()
+    assert [v.reference for v in table13] == [None] + [table13[0].label] * len(CHANNELS)
+    assert [set(CHANNELS) - set(v.knobs["channels"]) for v in table13[1:]] == [{c} for c in CHANNELS]
+    table14 = ablation.sensitivity()
+    by_label = {v.label: v for v in table14}
+    retriever = [v for v in table14 if v.group == "retriever"]
+    assert [v.knobs["display_chars"] for v in retriever] == list(ablation.RETRIEVER_DISPLAY)
+    assert retriever[0].knobs["display_chars"] == Knobs().display_chars  # the default is the reference
+    for v in table14:
+        if v.group == "context":
+            assert by_label[v.reference].knobs == {"display_chars": 800}
+            assert v.knobs["display_chars"] == 800 and len(v.knobs) == 2
+    assert len({v.params_hash for v in table14}) == len(table14)  # every row is a distinct setting
+    assert table13[0].params_hash == retriever[0].params_hash  # full model = the 300-char default
+
+
+def test_tables_are_the_variants_scores_and_paired_changes(tiny, items, tmp_path):
+    variants = ablation.channel_ablation()
+    rows = evaluate(items, tiny, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
+    table = ablation.ablation_table(rows, variants, n_boot=200)
+    scores = table.filter(pl.col("row") == "score")
+    assert scores["configuration"].to_list() == [v.label for v in variants]
+    for v in variants:
+        expected = table3(rows.filter(pl.col("params_hash") == v.params_hash)).row(0, named=True)
+        got = scores.filter(pl.col("configuration") == v.label).row(0, named=True)
+        for column in ("AttrRec", "BehavFP", "Proc", "Avg"):
+            if expected[column] is not None:
+                assert float(got[column].split(" ")[0]) == pytest.approx(expected[column], abs=0.051)
+    full = table3(rows.filter(pl.col("params_hash") == variants[0].params_hash)).row(0, named=True)
+    for v in variants[1:]:
+        mine = table3(rows.filter(pl.col("params_hash") == v.params_hash)).row(0, named=True)
+        change = table.filter((pl.col("configuration") == v.label) & (pl.col("row") != "score")).row(0, named=True)
+        assert float(change["Avg"].split(" ")[0]) == pytest.approx(mine["Avg"] - full["Avg"], abs=0.11)
+
+
+def test_digest_recomputes_the_scores(tiny, items, tmp_path):
+    from filegram_kit.report.ablation_tables import score_digest
+
+    variants = ablation.sensitivity(display=(300, 800), context=(("Files/task 3 -> 1", {"files_per_task": 1}),))
+    rows = evaluate(items, tiny, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
+    digest = score_digest(rows, variants)
+    assert set(digest["variant"]) == {v.label for v in variants}
+    assert digest["items"].sum() == rows.height
+    for v in variants:
+        part = digest.filter(pl.col("variant") == v.label)
+        points = _points(rows.filter(pl.col("params_hash") == v.params_hash))["points"]
+        assert part["points"].sum() == pytest.approx(points.sum())
+    table = ablation.sensitivity_table(rows, variants, n_boot=100)
+    assert table["read against"].to_list() == ["(reference)", variants[0].label, variants[1].label]
+    assert table["change"][0] == "–" and table["n"].to_list() == [len(items)] * 3
