@@ -55,8 +55,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 for a in ARTIFACTS.values()]
         _emit(pl.DataFrame(rows), "table")
         return 0
-    written = reproduce(args.out, only=args.only or None, corpus=args.corpus, images=not args.no_images)
-    print(f"wrote {len(written)} files to {args.out}/")
+    from .report.settings import FULL, QUICK
+
+    settings = (QUICK if args.quick else FULL).with_backend(args.backend)
+    out = args.out or ("build/quick" if args.quick else "figures")
+    written = reproduce(out, only=args.only or None, corpus=args.corpus, images=not args.no_images,
+                        settings=settings, force=args.force)
+    print(f"wrote {len(written)} files to {out}/ (steps and timings: {out}/MANIFEST.json)")
     return 0
 
 
@@ -222,8 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_perturbations)
 
     p = sub.add_parser("reproduce", help="regenerate the paper's tables and figures")
-    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--out", help="output folder (default: figures; with --quick: build/quick)")
     p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
+    p.add_argument("--quick", action="store_true", help="the documented quick subset (5 personas x 32 tasks, item "
+                   "seed 0, 3 methods; a few minutes at most on 2 cores) into build/quick, never over figures/")
+    p.add_argument("--backend", default="offline", help="backend that answers and builds the memories: offline "
+                   "(default), gemini, openai_compat (needs its key; rows and labels name it)")
+    p.add_argument("--force", action="store_true", help="rerun every step, even those whose inputs are unchanged")
     p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
     p.add_argument("--corpus", type=Path, metavar="DIR", help="compute trace-based artifacts from this corpus "
                    "(default: data/corpus, built on first use)")

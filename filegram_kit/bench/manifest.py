@@ -43,15 +43,19 @@ def items_hash(items: list[Item]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+RESULT_MODULES = ("filegram_kit.bench.harness", "filegram_kit.bench.controls", "filegram_kit.bench.generate")
+RECORD_ONLY = ("bench/manifest.py", "code_closure.py")  # describe a run, never change its rows
+
+
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """sha256 (16 hex) of the package's sources and packaged data that results depend on (report/ and cli excluded)."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".json") and p.is_file()
-                   and "__pycache__" not in p.parts and p.relative_to(PACKAGE).parts[0] not in ("report", "cli.py"))
-    for path in files:
-        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    """sha256 (16 hex) of the code a result row depends on: the closure of the harness (every memory and
+    backend it can name), the controls and the item generator, and the package data they read."""
+    from ..code_closure import closure, data_files, digest
+
+    files = sorted({p for module in RESULT_MODULES for p in closure(module)
+                    if p.relative_to(PACKAGE).as_posix() not in RECORD_ONLY})
+    return digest(files + data_files(files))[:16]
 
 
 def _git(*args: str) -> str | None:

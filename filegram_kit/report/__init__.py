@@ -1,7 +1,20 @@
 """Paper tables and figures, one registered function each, written by `filegram reproduce`."""
 
-from . import baseline_tables, bench_figures, bench_tables, figures, memory_tables, tables  # noqa: F401 (registers)
-from .registry import ARTIFACTS, Artifact, FigureData, to_markdown
+from . import (  # noqa: F401 (registers the artifacts; reproduce orders them, so import order does not matter)
+    ablation_tables,
+    baseline_tables,
+    bench_figures,
+    bench_tables,
+    figures,
+    literature_tables,
+    memory_tables,
+    paper_comparison,
+    pipeline_figure,
+    qa_examples,
+    qualitative,
+    tables,
+)
+from .registry import ARTIFACTS, Artifact, FigureData, TableData, to_markdown
 from .reproduce import reproduce
 
-__all__ = ["ARTIFACTS", "Artifact", "FigureData", "reproduce", "to_markdown"]
+__all__ = ["ARTIFACTS", "Artifact", "FigureData", "TableData", "reproduce", "to_markdown"]

@@ -17,17 +17,23 @@ from pathlib import Path
 
 import polars as pl
 
-from ..bench.score import METHOD_LABELS
 from ..memory.base import MEMORIES
 from .registry import artifact
+from .settings import FULL, TABLE3_METHODS, RunSettings, settings_of
 
-TABLE3_METHODS = tuple(METHOD_LABELS)  # the paper's 13, in its order
-OURS = "ours (offline backend)"
-OURS_B = "ours, style pack B, item seed 0 (offline backend)"
+OURS = FULL.ours  # "ours (offline backend)"; another backend's rows name it
 CONTROL = "control (never ranked)"
-ITEM_SEEDS = (0, 1, 2)  # item sets generated with these seeds, answered together (their ingests are shared)
-PACK_B_SEEDS = (0,)  # the style-pack-B check answers item seed 0's 4,003 items (13 methods x 3 seeds twice: ~50 min)
+ITEM_SEEDS = FULL.item_seeds  # item sets generated with these seeds, answered together (their ingests are shared)
+PACK_B_SEEDS = FULL.pack_b_seeds  # the style-pack-B check answers item seed 0's 4,003 items
 PAPER = "paper (Gemini 2.5-Flash)"
+
+
+def ours_b(settings: RunSettings) -> str:
+    seeds = ", ".join(map(str, settings.pack_b_seeds))
+    return f"ours, style pack B, item seed {seeds} ({settings.backend} backend)"
+
+
+OURS_B = ours_b(FULL)
 
 
 def _registered(methods: tuple[str, ...] = TABLE3_METHODS) -> tuple[list[str], list[str]]:
@@ -65,68 +71,84 @@ def _note() -> str:
             "table03_costs.")
 
 
-def results_dir(corpus: Path, items: list) -> Path:
-    """Where the offline run of these items on this corpus with this code keeps its rows."""
+def results_dir(corpus: Path, items: list, backend: str = "offline", kind: str = "table03") -> Path:
+    """Where the run of these items on this corpus with this code and backend keeps its rows."""
     from ..bench.manifest import code_fingerprint, corpus_info, items_hash
 
     info = corpus_info(corpus)
     engine = info["engine"] or "unknown"
     pack = "" if info["style_pack"] in (None, "A") else f"-{info['style_pack']}"
-    return corpus.resolve().parent / "results" / "offline" / f"table03-{engine}{pack}-{items_hash(items)[:12]}-" \
+    return corpus.resolve().parent / "results" / backend / f"{kind}-{engine}{pack}-{items_hash(items)[:12]}-" \
         f"{code_fingerprint()}"
 
 
-def _run(corpus: Path, *, limit: int | None, workers: int, out: str | Path | None,
-         progress: bool | None, controls: bool = True, seeds: tuple[int, ...] = ITEM_SEEDS) -> pl.DataFrame:
-    """Every method's (and control's) rows over the items of `seeds` (one folder, ingests shared by the seeds)."""
+def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: RunSettings, *, limit: int | None,
+              workers: int | None, out: str | Path | None, progress: bool | None, controls: bool = False,
+              kind: str = "table03") -> pl.DataFrame:
+    """`methods`' (and, with `controls`, the controls') rows over the items of `seeds` (the first `limit` of
+    each sub-task; default: the settings' limit, None = all), with the settings' backend, in one results
+    folder (ingests shared by the seeds; a finished folder is read back)."""
     from ..bench.controls import evaluate_controls
     from ..bench.generate import build_items
     from ..bench.harness import evaluate, load_results, select
 
-    ready, missing = _registered()
-    if missing:
-        warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",
-                      stacklevel=3)
     items = [i for s in seeds for i in build_items(corpus, seed=s)]
-    out = Path(out) if out is not None else results_dir(corpus, items)
-    evaluate(items, corpus, ready, backend="offline", out=out, workers=workers, limit=limit, progress=progress,
-             executor="process" if workers > 1 else "thread")  # offline work is CPU-bound: processes
+    limit = settings.limit if limit is None else limit
+    out = Path(out) if out is not None else results_dir(corpus, items, settings.backend, kind)
+    workers = settings.workers if workers is None else workers
+    executor = settings.executor if workers > 1 else "thread"
+    evaluate(items, corpus, methods, backend=settings.backend, out=out, workers=workers, limit=limit,
+             progress=progress, executor=executor)
     chosen = select(items, limit)
     if controls:
-        evaluate_controls(chosen, corpus, out=out, backend="offline")
+        evaluate_controls(chosen, corpus, out=out, backend=settings.backend)
     wanted = {i.question_id for i in chosen}
     return load_results(out).filter(pl.col("question_id").is_in(list(wanted)))
 
 
-def _run_b(corpus: Path, *, limit: int | None, workers: int, out: str | Path | None,
+def _run(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None, out: str | Path | None,
+         progress: bool | None, controls: bool = True, seeds: tuple[int, ...] | None = None) -> pl.DataFrame:
+    """Every Table 3 method's (and control's) rows over the settings' item seeds."""
+    ready, missing = _registered(settings.methods)
+    if missing:
+        warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",
+                      stacklevel=3)
+    return run_items(corpus, ready, settings.item_seeds if seeds is None else seeds, settings, limit=limit,
+                     workers=workers, out=out, progress=progress, controls=controls)
+
+
+def _run_b(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None, out: str | Path | None,
            progress: bool | None) -> pl.DataFrame:
     """The methods' rows on the corpus' style-pack-B twin (built beside it on first use) for the items of
-    PACK_B_SEEDS, no controls: they read the ground truth or the options, which a style pack does not change."""
+    the settings' pack_b_seeds, no controls: they read the ground truth or the options, which a style pack
+    does not change."""
     from .corpus_source import style_pack_corpus
 
     twin = style_pack_corpus(corpus, "B", progress=progress)
-    return _run(twin, limit=limit, workers=workers, out=None if out is None else Path(out) / "style_pack_b",
-                progress=progress, controls=False, seeds=PACK_B_SEEDS)
+    return _run(twin, settings, limit=limit, workers=workers, out=None if out is None else Path(out) / "style_pack_b",
+                progress=progress, controls=False, seeds=settings.pack_b_seeds)
 
 
 @artifact("table03_main_results", paper="Table 3", notebook="05_benchmark", corpus=True,
           title="Main results: FileGramBench accuracy per sub-task and channel, with memory and context tokens",
           note=_note())
-def table03_main_results(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
-                         out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+def table03_main_results(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                         limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                         progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import split_controls
     from ..bench.score import COLUMNS, side_by_side, table3
     from .corpus_source import resolve_corpus
 
-    corpus = resolve_corpus(corpus)
-    rows = _run(corpus, limit=limit, workers=workers, out=out, progress=progress)
+    corpus, settings = resolve_corpus(corpus), settings_of(settings)
+    rows = _run(corpus, settings, limit=limit, workers=workers, out=out, progress=progress)
     methods, controls = split_controls(rows)
-    table = side_by_side(table3(methods), ours_label=OURS, paper_label=PAPER)
+    table = side_by_side(table3(methods), ours_label=settings.ours, paper_label=PAPER)
     control_rows = table3(controls).select(pl.lit(CONTROL).alias("source"), *COLUMNS)
-    b_rows = table3(_run_b(corpus, limit=limit, workers=workers, out=out, progress=progress)).select(
-        pl.lit(OURS_B).alias("source"), *COLUMNS)
-    return pl.concat([table.filter(pl.col("source") == OURS), b_rows, control_rows,
-                      table.filter(pl.col("source") == PAPER)])
+    parts = [table.filter(pl.col("source") == settings.ours)]
+    if settings.pack_b_seeds:
+        parts.append(table3(_run_b(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))
+                     .select(pl.lit(ours_b(settings)).alias("source"), *COLUMNS))
+    return pl.concat([*parts, control_rows, table.filter(pl.col("source") == PAPER)])
 
 
 @artifact("table03_intervals", paper="Table 3", notebook="05_benchmark", corpus=True,
@@ -134,12 +156,14 @@ def table03_main_results(corpus: str | Path | None = None, *, limit: int | None 
           note="Same run as table03_main_results (item seeds 0, 1, 2 pooled as the mean of per-seed scores). "
                "CIs resample personas (items of one persona are correlated); a difference is computed on the "
                "items both methods answered. Controls are reference points, never ranked.")
-def table03_intervals(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
-                      out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+def table03_intervals(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                      limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                      progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import readout
     from .corpus_source import resolve_corpus
 
-    parts = readout(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))
+    parts = readout(_run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
+                         progress=progress))
     return pl.concat([frame.select(pl.lit(part).alias("part"), pl.exclude("method", "params_hash"))
                       for part, frame in parts.items() if frame.height])
 
@@ -153,15 +177,16 @@ PACK_ROWS = ("pack A", "pack B", "B - A")
                "style pack B (engine/style_packs.py: other headings, link words, file and folder names, same events). "
                "Scores with persona-clustered 95% CIs; B - A is paired on the same items. A method that reads "
                "behaviour scores alike on both; one that has learnt pack A's phrasing loses on B.")
-def table03_style_packs(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
-                        out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+def table03_style_packs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                        limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                        progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import pack_differences, split_controls
     from ..bench.stats import bootstrap_scores, ci_table
     from .corpus_source import resolve_corpus
 
-    corpus = resolve_corpus(corpus)
-    a = split_controls(_run(corpus, limit=limit, workers=workers, out=out, progress=progress))[0]
-    b = _run_b(corpus, limit=limit, workers=workers, out=out, progress=progress)
+    corpus, settings = resolve_corpus(corpus), settings_of(settings)
+    a = split_controls(_run(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))[0]
+    b = _run_b(corpus, settings, limit=limit, workers=workers, out=out, progress=progress)
     a = a.filter(pl.col("question_id").is_in(b["question_id"].unique().implode()))  # the same items on both
     parts = [ci_table(bootstrap_scores(a, n_boot=1000)), ci_table(bootstrap_scores(b, n_boot=1000)),
              ci_table(pack_differences(a, b))]
@@ -181,11 +206,13 @@ def table03_style_packs(corpus: str | Path | None = None, *, limit: int | None =
                "provider reported (0 offline). Query: per answered item. The paper's Tok In is stored memory "
                "(Table 3's footnote), which is 'stored tokens' here. Seconds are left out (they change from run "
                "to run; BENCHMARKS.md times ingest and answering per method, and result rows keep ingest_s).")
-def table03_costs(corpus: str | Path | None = None, *, limit: int | None = None, workers: int = 2,
-                  out: str | Path | None = None, progress: bool | None = None) -> pl.DataFrame:
+def table03_costs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                  limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                  progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import split_controls
     from ..bench.score import costs
     from .corpus_source import resolve_corpus
 
-    rows = split_controls(_run(resolve_corpus(corpus), limit=limit, workers=workers, out=out, progress=progress))[0]
+    rows = split_controls(_run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
+                               progress=progress))[0]
     return costs(rows).drop("ingest s", "query s")  # wall-clock seconds differ run to run: BENCHMARKS.md has them

@@ -61,6 +61,27 @@ def default_corpus(seed: int = 0, *, progress: bool | None = None) -> Path:
     return out
 
 
+def quick_corpus(personas: tuple[str, ...] | list[str], seed: int = 0, *, progress: bool | None = None) -> Path:
+    """These personas x all 32 tasks, built (or checked) into data/corpus_quick (`filegram reproduce --quick`)."""
+    from ..profiles import load_profiles
+
+    known = load_profiles()
+    unknown = [p for p in personas if p not in known]
+    if unknown:
+        raise KeyError(f"quick corpus: unknown persona(s) {unknown}; personas: {', '.join(known)}")
+    out = corpus_dir(seed).with_name("corpus_quick" if seed == 0 else f"corpus_quick_seed{seed}")
+    current = source_hash()
+    _drop_if_stale(out, current)
+    if (out / "corpus.json").is_file():
+        built = json.loads((out / "corpus.json").read_text(encoding="utf-8")).get("profiles", [])
+        if sorted(built) != sorted(personas):
+            print(f"{out}: built for other personas; rebuilding it")
+            shutil.rmtree(out)
+    build_corpus(out, seed=seed, profiles=[known[p] for p in personas], progress=progress)
+    (out / STAMP).write_text(current + "\n", encoding="utf-8")
+    return out
+
+
 def style_pack_corpus(corpus: str | Path, style_pack: str, *, progress: bool | None = None) -> Path:
     """`corpus`'s twin in another style pack: the same seed, personas and tasks, worded by `style_pack`,
     built (or finished, or checked) beside it as `<name>_<pack>` (data/corpus -> data/corpus_b)."""

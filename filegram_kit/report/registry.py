@@ -9,6 +9,10 @@ A table function returns the numbers as a polars frame; `reproduce` writes them 
 `plotly.min.js` written beside it, so it opens offline) and `<name>.png`. Artifacts registered with
 `corpus=True` are computed from a trace corpus: their function takes `corpus=PATH`, and `reproduce`
 passes the default 640-trajectory corpus (built once into data/corpus) unless told another.
+A function that takes `settings=` gets the run's `RunSettings` (backend, item seeds, methods:
+settings.py). One that returns `TableData(table, data)` also gets `<name>_data.csv`: the numbers
+the table is computed from, so tests recompute the table from them. `reads=(names)` makes an
+artifact a function of other artifacts' tables (it takes `tables={name: frame}`, written first).
 """
 
 from __future__ import annotations
@@ -30,6 +34,14 @@ class FigureData:
 
 
 @dataclass(frozen=True)
+class TableData:
+    """What a table function may return instead of a frame: the table and the numbers it is computed from."""
+
+    table: pl.DataFrame
+    data: pl.DataFrame
+
+
+@dataclass(frozen=True)
 class Artifact:
     name: str  # output file stem
     function: Callable[..., Any]  # () -> DataFrame | FigureData, or (corpus=PATH) -> ... when `corpus`
@@ -39,6 +51,7 @@ class Artifact:
     note: str = ""  # caption line under the title
     corpus: bool = False  # computed from a trace corpus (the function takes `corpus=`)
     figure: bool = False  # returns FigureData: also written as .html and .png
+    reads: tuple[str, ...] = ()  # artifacts whose tables this one is computed from (`tables=` argument)
 
     @property
     def qualname(self) -> str:
@@ -49,11 +62,11 @@ ARTIFACTS: dict[str, Artifact] = {}
 
 
 def artifact(name: str, *, title: str, paper: str | None = None, notebook: str | None = None, note: str = "",
-             corpus: bool = False, figure: bool = False):
+             corpus: bool = False, figure: bool = False, reads: tuple[str, ...] = ()):
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in ARTIFACTS:
             raise ValueError(f"artifact {name!r} registered twice")
-        ARTIFACTS[name] = Artifact(name, fn, title, paper, notebook, note, corpus, figure)
+        ARTIFACTS[name] = Artifact(name, fn, title, paper, notebook, note, corpus, figure, tuple(reads))
         return fn
 
     return register

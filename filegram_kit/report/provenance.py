@@ -1,0 +1,69 @@
+"""What a regenerated artifact depends on, as a hash that changes exactly when its output may change.
+
+    step_key(ARTIFACTS["table13_channel_ablation"], settings, corpus_stamp)  -> "3f0a..." (sha256)
+
+An artifact's code is the import closure of the module that defines it (`code_closure.closure`: every
+package module it imports or a registry names, transitively, read from the source), the package data
+files those modules name, and the writer (registry, export, reproduce). The key also covers the corpus
+the artifact reads (its engine fingerprint, seed and style pack), the run settings and the keys of the
+artifacts it reads.
+
+`reproduce` skips a step whose key and output bytes are unchanged since it last ran on this machine,
+and records every key in figures/MANIFEST.json, so a test can tell, without running anything, which
+committed artifacts are stale for the code of the checkout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..code_closure import PACKAGE, closure, data_files, digest
+
+WRITER_MODULES = ("filegram_kit.report.registry", "filegram_kit.report.export")  # + reproduce.py itself (not its
+# closure: it reaches the corpus builder, which only corpus artifacts depend on, through their own closure)
+
+
+def code_hash(module: str) -> str:
+    """sha256 of the artifact module's closure, the writer's closure and the package data files they name."""
+    files = list(closure(module))
+    for writer in WRITER_MODULES:
+        files += closure(writer)
+    files.append(PACKAGE / "report" / "reproduce.py")
+    return digest(files + data_files(files))
+
+
+def value_hash(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def step_inputs(art: Any, settings: dict[str, Any], corpus: dict[str, Any] | None,
+                upstream: dict[str, str]) -> dict[str, Any]:
+    """What the step key hashes, spelled out (the manifest keeps it, so a stale step says why)."""
+    return {"code": code_hash(art.function.__module__),
+            "corpus": corpus if art.corpus else None,
+            "settings": settings if art.corpus or art.reads else None,
+            "reads": {name: upstream.get(name) for name in art.reads}}
+
+
+def step_key(inputs: dict[str, Any]) -> str:
+    return value_hash(inputs)
+
+
+VERSIONED = ("filegram_kit", "polars", "numpy", "scikit-learn", "plotly", "kaleido", "wordllama", "networkx",
+             "pillow", "marimo")
+
+
+def versions() -> dict[str, str | None]:
+    """Python and the versions of the packages whose behaviour reaches the figures."""
+    import platform
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
