@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium reproduce test lint notebooks edit bench clean distclean
+.PHONY: help setup chromium reproduce quick test lint notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	@# the `python3` Jupyter kernel spec of the venv starts this venv's python (JupyterLab, nbclient tests)
+	@if $(BIN)/python -c "import ipykernel" 2>/dev/null; then \
+	  $(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (filegram_kit)" >/dev/null; fi
 	@touch $(STAMP)
 
 setup: $(STAMP) chromium ## create .venv with the package, notebook and dev extras installed (+ chromium)
@@ -35,8 +38,11 @@ chromium: $(STAMP) ## make sure a browser for PNG export is there (apt-get insta
 	else echo "warning: no Chromium-family browser and no apt-get; PNG export will fail until you install" \
 	  "Chrome/Chromium or set BROWSER_PATH" >&2; fi
 
-reproduce: setup ## regenerate every paper table and figure into figures/ (builds the trace corpus once)
+reproduce: setup ## regenerate every paper table and figure into figures/ (skips unchanged steps; figures/MANIFEST.json)
 	$(BIN)/filegram reproduce --out figures
+
+quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (a couple of minutes)
+	$(BIN)/filegram reproduce --quick --out build/quick
 
 lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
 	$(BIN)/ruff check filegram_kit tests benchmarks
@@ -51,12 +57,29 @@ notebooks: $(STAMP) ## run every numbered notebook end to end as a script
 edit: $(STAMP) ## open the notebooks in marimo's editor
 	$(BIN)/marimo edit notebooks/
 
+# Jupyter copies of the marimo notebooks, made by marimo's exporter (cells in topological order, the setup
+# block first); regenerated when a notebook changes, so edit the .py files, not these copies.
+# `make ipynb IPYNB_ARGS="--include-outputs -- --smoke"` also runs each one (in marimo) and keeps its outputs.
+IPYNB      := build/ipynb
+IPYNB_ARGS ?=
+NOTEBOOK_PY := $(wildcard notebooks/[0-9][0-9]_*.py)
+
+$(IPYNB)/%.ipynb: notebooks/%.py | $(STAMP)
+	@mkdir -p $(IPYNB)
+	$(BIN)/marimo export ipynb $< -o $@ --sort topological -f $(IPYNB_ARGS)
+
+ipynb: $(NOTEBOOK_PY:notebooks/%.py=$(IPYNB)/%.ipynb) ## export every numbered notebook to .ipynb into build/ipynb/
+
+jupyter: ipynb ## export the notebooks (make ipynb), then open JupyterLab on build/ipynb/ (FILEGRAM_SMOKE=1: small runs)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(IPYNB) $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
+
 bench: $(STAMP) ## run the speed/memory benchmarks and rewrite BENCHMARKS.md
 	$(BIN)/python benchmarks/run.py --out BENCHMARKS.md
 	$(BIN)/python benchmarks/fingerprint.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/memory.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/bench.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/record.py --append BENCHMARKS.md
+	$(BIN)/python benchmarks/reproduce.py --append BENCHMARKS.md
 
 clean: ## remove generated data, caches and build leftovers (keeps .venv and figures/)
 	rm -rf data build dist .pytest_cache .ruff_cache *.egg-info

@@ -12,7 +12,9 @@ with app.setup:
 
     import filegram_kit as fk
     from filegram_kit.engine import generate_trajectory
+    from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import trace_views as tv
+    from filegram_kit.widgets import TimelineBrowser
     from filegram_kit.workspace import ensure_template
 
     PROFILES = fk.load_profiles()
@@ -37,8 +39,8 @@ def _():
 
 @app.cell
 def _():
-    smoke = "smoke" in mo.cli_args()  # `python notebooks/02_trace_generation.py -- --smoke`: one small task
-    autorun = smoke or mo.app_meta().mode == "script"  # no button to press when run as a script
+    smoke = smoke_mode()  # `python notebooks/02_trace_generation.py -- --smoke` (or FILEGRAM_SMOKE=1): one small task
+    autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     return autorun, smoke
 
 
@@ -91,6 +93,14 @@ def _(first, raw_frame, show_metadata):
     tv.timeline_figure(raw_frame.filter(pl.col("trajectory_id") == first.id), metadata=show_metadata.value,
                        title=f"Event timeline: {first.id}")
     return
+
+
+@app.cell
+def _(runs):
+    # the same timeline as a widget (also in JupyterLab): pick a run, click an event for its fields and content delta
+    timeline_browser = mo.ui.anywidget(TimelineBrowser(list(runs.values())))
+    timeline_browser
+    return (timeline_browser,)
 
 
 @app.cell
@@ -164,11 +174,12 @@ def _():
 
 @app.cell
 def _(autorun, realism_run, smoke):
-    mo.stop(smoke or not (realism_run.value or autorun))
     from filegram_kit.engine.realism import corpus_separability
     from filegram_kit.report.corpus_source import default_corpus
 
-    mo.ui.table(corpus_separability(default_corpus()), selection=None, page_size=20)
+    # skipped with an `if`, not mo.stop: a Jupyter kernel (`make ipynb`) has no stop, it would be an error cell
+    _skip = smoke or not (realism_run.value or autorun)
+    None if _skip else mo.ui.table(corpus_separability(default_corpus()), selection=None, page_size=20)
     return
 
 

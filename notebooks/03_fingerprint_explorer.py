@@ -16,6 +16,7 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.fingerprint import FEATURE_DEFINITIONS
+    from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import fingerprint_views as fv
     from filegram_kit.report.tables import corpus_tiers, fingerprint_table
     from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS
@@ -47,8 +48,8 @@ def _():
 
 @app.cell
 def _():
-    smoke = "smoke" in mo.cli_args()  # `python notebooks/03_fingerprint_explorer.py -- --smoke`: a small corpus
-    autorun = smoke or mo.app_meta().mode == "script"  # no button to press when run as a script
+    smoke = smoke_mode()  # `python notebooks/03_fingerprint_explorer.py -- --smoke` (or FILEGRAM_SMOKE=1): small corpus
+    autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     return autorun, smoke
 
 

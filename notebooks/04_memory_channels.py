@@ -17,6 +17,7 @@ with app.setup:
     from filegram_kit.llm import get_backend
     from filegram_kit.memory import get_memory
     from filegram_kit.memory.filegramos import Knobs, target_dimensions
+    from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.schema import DIMENSIONS
 
     PROFILES = fk.load_profiles()  # ground truth: only for the comparison column, never given to the memory
@@ -46,8 +47,8 @@ def _():
 
 @app.cell
 def _():
-    smoke = "smoke" in mo.cli_args()  # `python notebooks/04_memory_channels.py -- --smoke`: one persona, 6 tasks
-    autorun = smoke or mo.app_meta().mode == "script"  # no button to press when run as a script
+    smoke = smoke_mode()  # `python notebooks/04_memory_channels.py -- --smoke` (or FILEGRAM_SMOKE=1): 1 persona, 6 tasks
+    autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     return autorun, smoke
 
 

@@ -24,8 +24,10 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
+    from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
+    from filegram_kit.widgets import ItemBrowser
 
     # smoke mode: 4 contrasting personas x 6 tasks. T-16 is the only perturbation candidate among them, so every
     # persona gets one shifted session and all seven sub-tasks have items (built in about 2 s)
@@ -60,10 +62,10 @@ def _():
 
 @app.cell
 def _():
-    smoke = "smoke" in mo.cli_args()  # `python notebooks/05_benchmark.py -- --smoke`: a small corpus, few items
-    autorun = smoke or mo.app_meta().mode == "script"  # no button to press when run as a script
+    smoke = smoke_mode()  # `python notebooks/05_benchmark.py -- --smoke` (or FILEGRAM_SMOKE=1): small corpus, few items
+    autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     _names = bv.available_backends()
-    _asked = mo.cli_args().get("backend") or "offline"  # `-- --backend gemini` picks it when its key is set
+    _asked = cli_args().get("backend") or "offline"  # `-- --backend gemini` picks it when its key is set
     backend_choice = mo.ui.dropdown(options=_names, value=_asked if _asked in _names else "offline",
                                     label="Backend (reader and memories)")
     _missing = "" if _asked in _names else f" (`{_asked}` was asked for, but its key is not set)"
@@ -258,6 +260,14 @@ def _(autorun, backend_choice, corpus, items, limit, methods, run, smoke):
     mo.md(f"**{results.height:,} rows** ({len(answered)} items x {len(methods)} methods), "
           f"{int(results['error'].is_not_null().sum())} with an error, in `{results_dir}`.")
     return all_rows, answered, ours, results
+
+
+@app.cell
+def _(answered, results):
+    # the answered items as a widget (also in JupyterLab): filter, step through, reveal the key, see each method's answer
+    item_browser = mo.ui.anywidget(ItemBrowser(answered, results=results))
+    item_browser
+    return (item_browser,)
 
 
 @app.cell

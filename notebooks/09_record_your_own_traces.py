@@ -21,6 +21,7 @@ with app.setup:
         persona_neighbours,
         write_sessions,
     )
+    from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.record.demo import demo_session, seed_folder
     from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
 
@@ -53,8 +54,8 @@ def _():
 
 @app.cell
 def _():
-    smoke = "smoke" in mo.cli_args()  # `python notebooks/09_record_your_own_traces.py -- --smoke`
-    autorun = smoke or mo.app_meta().mode == "script"  # scripted: record the demo session, no buttons
+    smoke = smoke_mode()  # `python notebooks/09_record_your_own_traces.py -- --smoke` (or FILEGRAM_SMOKE=1)
+    autorun = autorun_mode()  # scripted or in Jupyter: record the demo session, no buttons
     return autorun, smoke
 
 
@@ -116,8 +117,8 @@ def _(autorun, demo_folder, recording):
 
 @app.cell
 def _(demo, demo_folder):
-    mo.stop(not demo.value)
-    mo.md("Done: " + ", ".join(demo_session(demo_folder, pause=0.3)))
+    # an `if`, not mo.stop: a Jupyter kernel (`make ipynb`) has no stop, it would be an error cell
+    mo.md("Done: " + ", ".join(demo_session(demo_folder, pause=0.3))) if demo.value else None
     return
 
 

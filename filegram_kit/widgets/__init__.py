@@ -1,0 +1,15 @@
+"""Interactive explorers as anywidget widgets: the same object works in JupyterLab and in marimo.
+
+    from filegram_kit.widgets import ItemBrowser, TimelineBrowser
+    TimelineBrowser(trajs)                  # JupyterLab / Jupyter notebook: the cell's output
+    mo.ui.anywidget(TimelineBrowser(trajs)) # marimo
+
+Each widget's view is plain JavaScript and CSS shipped beside its module (`timeline.js`, `items.js`):
+no CDN, nothing downloaded. What they show is computed in Python by pure functions exported here too.
+"""
+
+from .items import ItemBrowser, answers_by_question, filter_items, filter_options, item_record
+from .timeline import TimelineBrowser, content_preview, event_detail, row_order, timeline_events, trajectory_choices
+
+__all__ = ["ItemBrowser", "TimelineBrowser", "answers_by_question", "content_preview", "event_detail",
+           "filter_items", "filter_options", "item_record", "row_order", "timeline_events", "trajectory_choices"]

@@ -1,0 +1,39 @@
+"""Every numbered notebook, exported to .ipynb by marimo's own exporter (what `make ipynb` does), runs top to
+bottom in a Jupyter kernel of this virtualenv with no error cell (smoke mode, asked for by FILEGRAM_SMOKE=1:
+a kernel has no command line)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
+PROBE = "import sys; print(sys.prefix)"  # appended in memory: which Python the kernel runs
+
+
+def export(notebook: Path, out: Path) -> Path:
+    """The notebook as .ipynb in topological order (the exporter's default; `make ipynb` names it too)."""
+    target = out / f"{notebook.stem}.ipynb"
+    subprocess.run([sys.executable, "-m", "marimo", "export", "ipynb", str(notebook), "-o", str(target),
+                    "--sort", "topological", "-f"], check=True, capture_output=True, text=True, timeout=120)
+    return target
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_exported_notebook_runs_in_a_jupyter_kernel(notebook, tmp_path, monkeypatch):
+    monkeypatch.setenv("FILEGRAM_SMOKE", "1")  # the kernel inherits the environment
+    nb = nbformat.read(export(notebook, tmp_path), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and code[0].metadata.get("marimo", {}).get("name") == "setup"  # `with app.setup:` comes first
+    nb.cells.append(nbformat.v4.new_code_cell(PROBE))
+    # python3 is the kernel spec ipykernel installs into the venv (`make setup`); it starts sys.executable
+    NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=False,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()  # raises on the first error cell
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip())
+    probe = "".join(o.get("text", "") for o in nb.cells[-1].outputs).strip()
+    assert probe == sys.prefix  # the kernel is this virtualenv's Python
