@@ -104,3 +104,17 @@ def test_figure07_rows_are_the_harness_answers(tmp_path):
         mine = frame.filter((pl.col("question_id") == row["question_id"]) & (pl.col("method") == row["method"]))
         assert mine["answer"][0] == row["answer"] and mine["correct"][0] == row["correct"]
         assert mine["context_tokens"][0] == row["context_tokens"]
+
+
+def test_committed_table11_offline_row_is_the_full_model_of_table13():
+    """Table 11's offline row and Table 13's full-model row are the same rows read twice."""
+    t11 = pl.read_csv(FIGURES / "table11_cross_backbone.csv")
+    t13 = pl.read_csv(FIGURES / "table13_channel_ablation.csv")
+    offline = t11.filter(pl.col("QA backbone") == "offline (all items)").row(0, named=True)
+    full = t13.filter((pl.col("configuration") == "FileGramOS (full)") & (pl.col("row") == "score")).row(0, named=True)
+    assert [offline[c] for c in ("Proc", "Sem", "Epi", "Avg")] == [full[c] for c in ("Proc", "Sem", "Epi", "Avg")]
+    both = pl.col("channel").is_in(["procedural", "semantic"])
+    digest = pl.read_csv(FIGURES / "table13_channel_ablation_data.csv").filter(
+        (pl.col("variant") == "FileGramOS (full)") & pl.col("mcq") & both)
+    assert offline["Proc+Sem items"] == pytest.approx(digest["points"].sum() / digest["items"].sum(), abs=0.051)
+    assert t11.filter(pl.col("QA backbone").str.starts_with("paper: ")).height == 3

@@ -73,8 +73,8 @@ def git_state() -> dict[str, Any]:
     return {"git_sha": sha, "git_dirty": None if status is None else bool(status)}
 
 
-def versions(backend_name: str) -> dict[str, str | None]:
-    names = ["filegram_kit", "polars", "numpy", "scikit-learn"] + ([SDKS[backend_name]] if backend_name in SDKS else [])
+def package_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None]:
+    """Installed version of each distribution (None when it is not installed)."""
     out = {}
     for name in names:
         try:
@@ -82,6 +82,11 @@ def versions(backend_name: str) -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+def versions(backend_name: str) -> dict[str, str | None]:
+    return package_versions(["filegram_kit", "polars", "numpy", "scikit-learn"]
+                            + ([SDKS[backend_name]] if backend_name in SDKS else []))
 
 
 def corpus_info(corpus: str | Path) -> dict[str, Any]:

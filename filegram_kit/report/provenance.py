@@ -58,12 +58,7 @@ VERSIONED = ("filegram_kit", "polars", "numpy", "scikit-learn", "plotly", "kalei
 def versions() -> dict[str, str | None]:
     """Python and the versions of the packages whose behaviour reaches the figures."""
     import platform
-    from importlib import metadata
 
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in VERSIONED:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
+    from ..bench.manifest import package_versions
+
+    return {"python": platform.python_version(), **package_versions(VERSIONED)}
