@@ -8,10 +8,10 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium reproduce quick test lint notebooks edit ipynb jupyter bench clean distclean
+.PHONY: help setup chromium reproduce quick test lint check-notebooks notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; set PYTHON=/path/to/python3.11" >&2; exit 1; }
@@ -50,6 +50,9 @@ lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
 
 test: setup lint ## lint, then the unit tests and notebook smoke runs (offline, no keys)
 	$(BIN)/python -m pytest
+
+check-notebooks: $(STAMP) chromium ## open every notebook in `marimo edit` in headless Chromium, Run all, fail on error cells
+	$(BIN)/python -m pytest tests/test_notebooks_browser.py
 
 notebooks: $(STAMP) ## run every numbered notebook end to end as a script
 	@set -e; for nb in notebooks/[0-9][0-9]_*.py; do echo "== $$nb"; $(BIN)/python $$nb; done
