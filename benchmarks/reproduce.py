@@ -62,12 +62,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--append", type=Path, help="append the section to this Markdown file")
     parser.add_argument("--full", action="store_true", help="also time the full run from scratch (~30 min)")
+    parser.add_argument("--full-manifest", type=Path, default=ROOT / "figures" / "MANIFEST.json",
+                        help="without --full: the MANIFEST.json of a full run to report (default: figures/)")
     args = parser.parse_args()
     quick = fresh_run("--quick")
     full_wall, full = fresh_run() if args.full else (None, None)
-    manifest = ROOT / "figures" / "MANIFEST.json"
-    if full is None and manifest.is_file():
-        full = json.loads(manifest.read_text(encoding="utf-8"))
+    if full is None and args.full_manifest.is_file():
+        full = json.loads(args.full_manifest.read_text(encoding="utf-8"))
     text = section(quick, full, full_wall)
     if args.append:
         old = args.append.read_text(encoding="utf-8") if args.append.is_file() else ""

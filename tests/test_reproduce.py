@@ -118,3 +118,33 @@ def test_committed_artifact_is_not_stale(committed, name):
     assert not stale, f"{name} is stale ({', '.join(stale)} changed): run `make reproduce` and commit figures/"
     for file, sha in step["files"].items():
         assert hashlib.sha256((FIGURES / file).read_bytes()).hexdigest() == sha, f"{file} differs from its run"
+
+
+def test_a_figure_first_written_without_png_is_redrawn_when_images_are_wanted(tmp_path, monkeypatch):
+    drawn = []
+
+    def fake_png(fig, path):  # no browser needed: what matters is whether the step asks for the PNG
+        drawn.append(path)
+        Path(path).write_bytes(b"png")
+        return Path(path)
+
+    monkeypatch.setattr("filegram_kit.report.export.write_png", fake_png)
+    name = next(n for n, a in ARTIFACTS.items() if a.figure and not a.corpus and not a.reads)
+    assert {p.name for p in reproduce(tmp_path, only=[name], progress=False, images=False)} == {
+        f"{name}.csv", f"{name}.md", f"{name}.html"}
+    assert reproduce(tmp_path, only=[name], progress=False, images=False) == []
+    again = reproduce(tmp_path, only=[name], progress=False, images=True)
+    assert f"{name}.png" in {p.name for p in again} and len(drawn) == 1
+
+
+def test_a_failing_step_names_itself_and_keeps_the_steps_before_it(tmp_path, monkeypatch):
+    from filegram_kit.report import Artifact
+
+    def broken():
+        raise OSError("disk full")
+
+    monkeypatch.setitem(ARTIFACTS, "zz_broken", Artifact("zz_broken", broken, "t", None, None))
+    with pytest.raises(RuntimeError, match="step zz_broken .* OSError: disk full"):
+        reproduce(tmp_path, only=["table02_dimensions", "zz_broken"], progress=False)
+    steps = json.loads((tmp_path / MANIFEST).read_text())["steps"]
+    assert list(steps) == ["table02_dimensions"]

@@ -127,11 +127,16 @@ class Steps:
         self.state = _read_json(self.out / STATE)
         self.manifest = _read_json(out / MANIFEST).get("steps", {})
 
-    def unchanged(self, name: str, key: str) -> bool:
-        """Ran here with this key (and the manifest says so), and every file it wrote is as it wrote it."""
-        done = self.state.get(name)
-        return bool(done and done.get("key") == key and self.manifest.get(name, {}).get("key") == key and all(
-            (self.out / f).is_file() and _sha(self.out / f) == sha for f, sha in done.get("files", {}).items()))
+    def unchanged(self, art: Artifact, key: str, images: bool) -> bool:
+        """Ran here with this key (and the manifest says so), wrote the PNG if one is wanted now, and every
+        file it wrote is as it wrote it."""
+        done = self.state.get(art.name)
+        if not done or done.get("key") != key or self.manifest.get(art.name, {}).get("key") != key:
+            return False
+        files = done.get("files", {})
+        if art.figure and images and f"{art.name}.png" not in files:
+            return False
+        return all((self.out / f).is_file() and _sha(self.out / f) == sha for f, sha in files.items())
 
     def record(self, name: str, entry: dict[str, Any]) -> None:
         self.state[name] = {"key": entry["key"], "files": entry["files"]}
@@ -208,21 +213,25 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
         art = ARTIFACTS[name]
         inputs = step_inputs(art, settings.keyed(), stamp, keys)
         keys[name] = key = step_key(inputs)
-        if not force and steps.unchanged(name, key):
+        if not force and steps.unchanged(art, key, images):
             _say(progress, f"[{index}/{len(names)}] {name}: unchanged, skipped")
             steps.manifest[name] = {**steps.manifest.get(name, {}), "status": "unchanged"}
         else:
             _say(progress, f"[{index}/{len(names)}] {name} ...")
             start = time.perf_counter()
-            files = _write(art, _call(art, corpus_path, settings, tables, progress), out, images, settings)
+            try:
+                files = _write(art, _call(art, corpus_path, settings, tables, progress), out, images, settings)
+            except Exception as exc:
+                raise RuntimeError(f"reproduce: step {name} ({art.qualname}) failed: {type(exc).__name__}: {exc}; "
+                                   f"the steps before it are written and recorded in {out / MANIFEST}") from exc
             seconds = round(time.perf_counter() - start, 1)
             written += files
             steps.record(name, {"key": key, "inputs": inputs, "status": "ran", "seconds": seconds,
                                 "files": {p.name: _sha(p) for p in files}})
             steps.save_state()
             _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
+        atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path),
+                                           "corpus_seconds": corpus_seconds})  # after every step: a stop keeps them
         if any(name in ARTIFACTS[n].reads for n in names):
             tables[name] = pl.read_csv(out / f"{name}.csv")
-    atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path),
-                                       "corpus_seconds": corpus_seconds})
     return written
