@@ -52,7 +52,8 @@ def section(quick: tuple[float, dict] | None, full: dict | None, full_wall: floa
     if full:
         total = round(sum(s.get("seconds") or 0 for s in full["steps"].values()) + (full.get("corpus_seconds") or 0))
         where = (f"from scratch: **{full_wall:.0f} s** wall" if full_wall is not None else
-                 f"figures/MANIFEST.json of the last `make reproduce` (git sha {(full.get('git_sha') or '?')[:7]})")
+                 f"the MANIFEST.json of a `make reproduce` at git sha {(full.get('git_sha') or '?')[:7]}; a step "
+                 "it skipped as unchanged shows the seconds of the run that made it")
         lines += ["", f"**Full run** ({where}): {total} s of steps + corpus. Slowest steps:", "",
                   "| step | seconds |", "|---|---|", *step_rows(full)]
     return "\n".join(lines) + "\n"

@@ -207,12 +207,15 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     corpus_seconds = round(time.perf_counter() - start, 1)
     stamp, steps = corpus_stamp(corpus_path), Steps(out)
     keys: dict[str, str] = {}
+    plan = []  # every key before any step runs: they describe the code this process loaded, not later edits
+    for name in names:
+        inputs = step_inputs(ARTIFACTS[name], settings.keyed(), stamp, keys)
+        keys[name] = step_key(inputs)
+        plan.append((name, inputs, keys[name]))
     tables: dict[str, pl.DataFrame] = {}
     written: list[Path] = []
-    for index, name in enumerate(names, 1):
+    for index, (name, inputs, key) in enumerate(plan, 1):
         art = ARTIFACTS[name]
-        inputs = step_inputs(art, settings.keyed(), stamp, keys)
-        keys[name] = key = step_key(inputs)
         if not force and steps.unchanged(art, key, images):
             _say(progress, f"[{index}/{len(names)}] {name}: unchanged, skipped")
             steps.manifest[name] = {**steps.manifest.get(name, {}), "status": "unchanged"}
@@ -221,9 +224,10 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
             start = time.perf_counter()
             try:
                 files = _write(art, _call(art, corpus_path, settings, tables, progress), out, images, settings)
-            except Exception as exc:
-                raise RuntimeError(f"reproduce: step {name} ({art.qualname}) failed: {type(exc).__name__}: {exc}; "
-                                   f"the steps before it are written and recorded in {out / MANIFEST}") from exc
+            except Exception as exc:  # re-raised as it is (callers may catch its type), with the step named
+                exc.add_note(f"reproduce: step {name} ({art.qualname}) failed; the steps before it are written and "
+                             f"recorded in {out / MANIFEST}")
+                raise
             seconds = round(time.perf_counter() - start, 1)
             written += files
             steps.record(name, {"key": key, "inputs": inputs, "status": "ran", "seconds": seconds,
