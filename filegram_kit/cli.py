@@ -12,6 +12,7 @@ import polars as pl
 
 from . import __version__
 from .cli_bench import add_bench, add_eval
+from .cli_knowact import add_knowact
 from .cli_output import emit as _emit
 from .cli_record import add_record
 from .engine.corpus import CorpusError
@@ -304,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench(sub, fmt)
     add_eval(sub, fmt)
     add_record(sub, fmt)
+    add_knowact(sub, fmt)
     return parser
 
 

@@ -6,6 +6,7 @@ from . import (  # noqa: F401 (registers the artifacts; reproduce orders them, s
     bench_figures,
     bench_tables,
     figures,
+    knowact_figures,
     literature_tables,
     memory_tables,
     paper_comparison,

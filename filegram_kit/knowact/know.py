@@ -1,0 +1,71 @@
+"""The Know test: a direct question about one habit, answered from the memory's own retrieval.
+
+Per persona, one question per dimension (its three tier descriptions) and one per behavioural attribute
+under it (paper Table 8's three values, the dimension's own attribute left out: it is the dimension).
+Each question is the retrieval query, and the shared reader answers it from that context alone, as in
+the bench. The options are the whole value set (no structural tell, design.py): one wording per
+question and a seeded order, so no phrase or position marks the key. A choices-only reader is at
+chance (1/3); the `no_context` method measures that floor on these very questions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from ..bench import templates as tpl
+from ..bench.reader import answer
+from ..bench.schema import Item
+from ..bench.understanding import ATTRIBUTE_ITEMS
+from ..llm.tasks import LETTERS
+from ..schema import ATTRIBUTES, DIMENSION_CODES, Profile
+
+TIERS = ("L", "M", "R")
+KNOW_QUESTION = "From what you remember about this user, which description best fits how the user {aspect}?"
+
+
+def attributes_of(dimension: str) -> tuple[str, ...]:
+    """The behavioural attributes asked under a dimension (version_strategy sits under C and D)."""
+    return tuple(a for a in ATTRIBUTE_ITEMS if dimension in ATTRIBUTES[a].dimensions)
+
+
+def _item(qid: str, persona: Profile, question: str, options: dict[str, str], key: str,
+          metadata: dict[str, Any], rng: np.random.Generator) -> Item:
+    order = [TIERS[int(i)] for i in rng.permutation(len(TIERS))]
+    return Item(qid, "knowact", "know", metadata.get("attribute", "dimension"), "procedural", persona.id, (),
+                question, tuple(options[t] for t in order), LETTERS[order.index(key)], metadata)
+
+
+def know_items(persona: Profile, *, seed: int = 0) -> list[Item]:
+    """The persona's Know questions: six dimension questions, then the attributes under each."""
+    salt = int.from_bytes(hashlib.sha256(f"knowact-know\x1f{persona.id}".encode()).digest()[:8], "big")
+    rng = np.random.default_rng([seed, salt])
+    items = []
+    for d in DIMENSION_CODES:
+        w = int(rng.integers(tpl.WORDINGS))
+        options = {t: tpl.BEHAVIOUR[d][t][w] for t in TIERS}
+        items.append(_item(f"know-{persona.id}-{d}", persona, KNOW_QUESTION.format(aspect=tpl.ASPECT[d]), options,
+                           persona.tiers[d].value, {"dimension": d, "tier": persona.tiers[d].value}, rng))
+        for name in (a for a in attributes_of(d) if a in persona.attributes):
+            w = int(rng.integers(tpl.WORDINGS))
+            tier = persona.attributes[name].value
+            question = tpl.QUESTIONS["attribute"].format(label=tpl.attribute_label(name),
+                                                         description=tpl.attribute_hint(name))
+            items.append(_item(f"know-{persona.id}-{d}-{name}", persona, question,
+                               {t: tpl.attribute_option(name, t, w) for t in TIERS}, tier,
+                               {"dimension": d, "attribute": name, "tier": tier}, rng))
+    return items
+
+
+def know_test(memory: Any, items: list[Item], *, backend: Any) -> list[dict[str, Any]]:
+    """One outcome per item: retrieve with the question, answer with the shared reader."""
+    out = []
+    for item in items:
+        context = memory.retrieve(item.question, backend=backend)
+        got = answer(item, context, backend=backend)
+        out.append({"question_id": item.question_id, "dimension": item.metadata["dimension"],
+                    "attribute": item.metadata.get("attribute"), "correct": got.correct and got.error is None,
+                    "answer": got.answer, "error": got.error, "context_tokens": context.tokens})
+    return out

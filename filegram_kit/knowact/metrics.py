@@ -1,0 +1,106 @@
+"""Know Acc, Act Acc, Utilization Rate and the failure-attribution shares, from the per-case table only.
+
+    rates(cases)                              # per method: counts, the three rates, persona-clustered CIs
+    rates(cases, by=["method", "evidence"])   # per method and evidence strength (or "dimension")
+    attribution_shares(cases)                 # per method: retrieval / comprehension / application of KP-AF
+
+Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimension):
+- Know Acc = N(know pass) / N;  Act Acc = N(act pass) / N;
+- Utilization Rate = N(KP, AP) / (N(KP, AP) + N(KP, AF)): of what the memory knows, the share it acts on.
+  Undefined (null) when nothing is known.
+- Act ceiling = N(oracle-preference pass) / N: how often the act run *told* the true tier passes the same
+  judge. It bounds Act Acc from above (the acting agent's expression noise, one session's fingerprint,
+  and cases whose true tier is the agent's neutral default, where a zero-memory run already acts so).
+Every rate comes with its counts, so a tiny denominator is visible, and a 95% CI from a persona
+bootstrap: cases of one persona share that persona's memory, so the persona is the sampling unit and a
+ratio's numerator and denominator are resampled together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+CATEGORIES = ("retrieval", "comprehension", "application")
+N_BOOT = 1000
+
+
+def attribute(oracle_evidence_pass: bool, oracle_preference_pass: bool) -> str:
+    """The failure category of one Know-pass / Act-fail case: exactly one of `CATEGORIES`.
+
+    Passing with the oracle evidence means the memory held the habit but retrieval did not surface it;
+    passing only when the preference is stated means the evidence was there but not understood; failing
+    both means even a stated preference did not turn into the behaviour."""
+    if oracle_evidence_pass:
+        return "retrieval"
+    if oracle_preference_pass:
+        return "comprehension"
+    return "application"
+
+
+def _check(cases: pl.DataFrame, columns: Sequence[str]) -> None:
+    missing = [c for c in columns if c not in cases.columns]
+    if missing:
+        raise ValueError(f"cases table lacks column(s) {missing}; it is the table `run_knowact` writes")
+
+
+def _cluster_ci(per_persona: np.ndarray, num: int, den: int, seed: int, n_boot: int) -> tuple[float | None, ...]:
+    """(lo, hi) of sum(col num) / sum(col den) * 100 over persona resamples."""
+    n = per_persona.shape[0]
+    rng = np.random.default_rng(seed)
+    weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(n_boot)])
+    sums = weights @ per_persona
+    ok = sums[:, den] > 0
+    if not ok.any():
+        return None, None
+    ratio = 100.0 * sums[ok, num] / sums[ok, den]
+    return float(np.percentile(ratio, 2.5)), float(np.percentile(ratio, 97.5))
+
+
+def _pct(num: int, den: int) -> float | None:
+    return 100.0 * num / den if den else None
+
+
+def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
+    """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling (null
+    without an oracle_preference_pass column), each rate's CI."""
+    by = list(by)
+    _check(cases, [*by, "persona", "know_pass", "act_pass"])
+    has_ceiling = "oracle_preference_pass" in cases.columns
+    ceiling = pl.col("oracle_preference_pass") if has_ceiling else pl.lit(None)
+    flags = cases.with_columns(pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
+                               .alias("ap"), (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
+                               ceiling.cast(pl.Int64).fill_null(0).alias("op"))
+    rows = []
+    for key, group in flags.group_by(by, maintain_order=True):
+        per = group.group_by("persona").agg(pl.len().alias("n"), pl.col("kp").sum(), pl.col("ap").sum(),
+                                            pl.col("kp_ap").sum(), pl.col("op").sum()).sort("persona")
+        m = per.select("n", "kp", "ap", "kp_ap", "op").to_numpy().astype(float)
+        n, kp, ap, kp_ap, op = (int(x) for x in m.sum(axis=0))
+        row = dict(zip(by, key, strict=True))
+        row.update(n=n, personas=per.height, know_acc=_pct(kp, n), act_acc=_pct(ap, n), n_kp_ap=kp_ap,
+                   n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp), act_ceiling=_pct(op, n) if has_ceiling else None)
+        for name, (num, den) in {"know_acc": (1, 0), "act_acc": (2, 0), "utilization": (3, 1),
+                                 "act_ceiling": (4, 0)}.items():
+            ci = _cluster_ci(m, num, den, seed, n_boot) if row[name] is not None else (None, None)
+            row[f"{name}_lo"], row[f"{name}_hi"] = ci
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def attribution_shares(cases: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFrame:
+    """Per group: the Know-pass / Act-fail cases and the share (%) of each failure category."""
+    by = list(by)
+    _check(cases, [*by, "know_pass", "act_pass", "attribution"])
+    failed = cases.filter(pl.col("know_pass") & ~pl.col("act_pass"))
+    bad = failed.filter(~pl.col("attribution").is_in(CATEGORIES) | pl.col("attribution").is_null())
+    if bad.height:
+        raise ValueError(f"{bad.height} Know-pass / Act-fail case(s) have no attribution in {CATEGORIES}")
+    groups = cases.select(by).unique(maintain_order=True)
+    counts = failed.group_by(by).agg(pl.len().alias("n_kp_af"),
+                                     *[(pl.col("attribution") == c).sum().alias(f"n_{c}") for c in CATEGORIES])
+    out = groups.join(counts, on=by, how="left").with_columns(pl.col("^n_.*$").fill_null(0))
+    return out.with_columns([pl.when(pl.col("n_kp_af") > 0).then(100.0 * pl.col(f"n_{c}") / pl.col("n_kp_af"))
+                             .otherwise(None).alias(c) for c in CATEGORIES])

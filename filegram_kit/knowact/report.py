@@ -1,0 +1,94 @@
+"""Readable KnowAct tables from the per-case table: rates with CIs and counts, attribution shares, a worked case.
+
+    print(format_report(cases))          # what `filegram knowact` prints
+    summary_table(cases)                 # one row per method: Know / Act / Utilization cells + attribution
+    worked_case(pick_worked_case(cases), out)   # trees before/after of one case's act runs
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .metrics import CATEGORIES, attribution_shares, rates
+
+
+def _cell(estimate: float | None, lo: float | None, hi: float | None) -> str:
+    if estimate is None:
+        return "n/a"
+    return f"{estimate:.1f} [{lo:.1f}, {hi:.1f}]" if lo is not None and hi is not None else f"{estimate:.1f}"
+
+
+def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """`rates` as display cells: 'estimate [lo, hi]' with the counts beside each rate."""
+    return frame.select(
+        *by, "n", "personas",
+        pl.struct("know_acc", "know_acc_lo", "know_acc_hi").map_elements(
+            lambda r: _cell(r["know_acc"], r["know_acc_lo"], r["know_acc_hi"]), return_dtype=pl.String).alias("Know"),
+        pl.struct("act_acc", "act_acc_lo", "act_acc_hi").map_elements(
+            lambda r: _cell(r["act_acc"], r["act_acc_lo"], r["act_acc_hi"]), return_dtype=pl.String).alias("Act"),
+        pl.struct("utilization", "utilization_lo", "utilization_hi").map_elements(
+            lambda r: _cell(r["utilization"], r["utilization_lo"], r["utilization_hi"]),
+            return_dtype=pl.String).alias("Utilization"),
+        pl.format("{} / {}", "n_kp_ap", pl.col("n_kp_ap") + pl.col("n_kp_af")).alias("KP-AP / KP"),
+        pl.struct("act_ceiling", "act_ceiling_lo", "act_ceiling_hi").map_elements(
+            lambda r: _cell(r["act_ceiling"], r["act_ceiling_lo"], r["act_ceiling_hi"]),
+            return_dtype=pl.String).alias("Act ceiling"))
+
+
+def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000) -> pl.DataFrame:
+    """Per method: Know, Act, Utilization (95% persona CIs), counts, and the KP-AF attribution shares."""
+    cells = rate_cells(rates(cases, n_boot=n_boot), ["method"])
+    shares = attribution_shares(cases).select(
+        "method", pl.col("n_kp_af").alias("KP-AF"),
+        *[pl.col(c).round(1).alias(f"{c} %") for c in CATEGORIES])
+    return cells.join(shares, on="method", how="left", maintain_order="left")
+
+
+def _text(frame: pl.DataFrame) -> str:
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True,
+                   tbl_hide_column_data_types=True, fmt_str_lengths=40):
+        return str(frame)
+
+
+def format_report(cases: pl.DataFrame) -> str:
+    """The run's numbers as text: per method, per evidence strength, and the attribution shares."""
+    parts = ["Know / Act / Utilization per method (%, 95% persona-clustered CI; KP-AF = Know-pass/Act-fail cases "
+             "and the share of each failure):", _text(summary_table(cases)), "",
+             "By evidence strength (how visible the dimension was in the ingested sessions):",
+             _text(rate_cells(rates(cases, by=["method", "evidence"]), ["method", "evidence"])), "",
+             "Cases whose true tier is the agent's neutral default (a zero-memory run already acts that way, so "
+             "'strictly closer' rarely holds):",
+             _text(rate_cells(rates(cases, by=["method", "true_is_neutral"]), ["method", "true_is_neutral"]))]
+    return "\n".join(parts) + "\n"
+
+
+def pick_worked_case(cases: pl.DataFrame, method: str = "filegramos", dimension: str = "C") -> dict[str, Any]:
+    """A case to show: `method`'s first Know-pass/Act-pass case on `dimension` whose true tier is not the
+    neutral default and whose zero-memory run reads otherwise (the act visibly differs), relaxing those
+    conditions in turn, else its first Act-pass case, else its first case."""
+    mine = cases.filter(pl.col("method") == method) if method in cases["method"] else cases
+    shown = pl.col("act_pass") & pl.col("know_pass") & ~pl.col("true_is_neutral")
+    for rule in (shown & (pl.col("dimension") == dimension) & (pl.col("zero_tier") != pl.col("true_tier")),
+                 shown & (pl.col("dimension") == dimension), shown, pl.col("act_pass"), pl.lit(True)):
+        found = mine.filter(rule)
+        if found.height:
+            return found.row(0, named=True)
+    raise ValueError("no cases to pick from")
+
+
+def worked_case(case: dict[str, Any], out: str | Path) -> dict[str, Any]:
+    """The case's act trajectories as trees before / after (from their fs snapshots) and their readings."""
+    from ..report.trace_views import snapshot_listing, tree_text
+    from ..traces import load_trajectories
+
+    out = Path(out)
+    shown: dict[str, Any] = {"case": case}
+    for run in ("memory", "zero"):
+        traj = load_trajectories(out / case[f"{run}_trajectory"], progress=False, check_media=False)[0]
+        before, after = snapshot_listing(traj, 0), snapshot_listing(traj, -1)
+        shown[f"{run}_tree"] = tree_text(after, before=before)
+    return shown

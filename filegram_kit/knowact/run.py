@@ -1,0 +1,138 @@
+"""`run_knowact`: the per-case table of one corpus, methods and backend, resumable, in one output folder.
+
+    out/
+      knowact.json                    what the folder was made from (corpus, seed, backend, agent); a rerun with
+                                      other settings is refused, more methods or personas are added
+      splits.json                     every persona's ingest / act split and evidence labels (split.py)
+      cases.parquet                   one row per (method, persona, dimension): every reported rate reads it
+      units/<persona>/<method>.json   the rows of one (persona, method), written as each finishes (resume)
+      act/zero_memory/signal/...      the act runs, in the release layout (browse them with load_trajectories)
+      act/<method>/memory/...         ... conditioned on the method's context
+      act/<method>/oracle_evidence_<D>/...   ... on the oracle evidence of dimension D (Know-pass / Act-fail)
+      act/oracle_preference_<D>/...   ... on the stated true tier of D (method-independent)
+      workspaces/                     the act tasks' workspace templates
+
+One persona is one unit of work (all its methods, so runs shared by methods are made once); units run
+on a process pool (`workers`, serial with 1).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from tqdm.auto import tqdm
+
+from .. import atomic
+from ..bench.items import PARQUET_OPTIONS
+from ..bench.manifest import corpus_info
+from ..schema import Profile
+from .case import persona_rows, persona_split
+
+VERSION = 1
+DEFAULT_METHODS = ("no_context", "full_context", "naive_rag", "filegramos", "eager_summary", "mem0", "zep", "memos")
+CASES = "cases.parquet"
+FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "backend_params", "agent")
+
+
+class KnowActError(ValueError):
+    """The output folder holds a run this one must not mix with."""
+
+
+def _manifest(out: Path, new: dict[str, Any]) -> dict[str, Any]:
+    path = out / "knowact.json"
+    if not path.is_file():
+        return new
+    old = json.loads(path.read_text(encoding="utf-8"))
+    for key in FIXED:
+        if old.get(key) != new[key]:
+            raise KnowActError(f"{out} holds a KnowAct run made with {key}={old.get(key)!r}, not {new[key]!r}; its "
+                               "rows would mix with these: use another --out folder or delete this one")
+    return {**new, **{k: list(dict.fromkeys(old.get(k, []) + new[k])) for k in ("methods", "personas")}}
+
+
+def _unit(corpus: str, out: str, pid: str, methods: tuple[str, ...], backend: str, params_json: str, agent: str,
+          seed: int) -> str:
+    persona_rows(_state(corpus, backend, params_json), Path(out), pid, methods, agent=agent, seed=seed)
+    return pid
+
+
+@cache
+def _state(corpus: str, backend: str, params_json: str):
+    """Per worker process: the corpus facts, its trajectory store, the backend and the calibration."""
+    from .case import UnitState
+
+    return UnitState.load(corpus, backend, json.loads(params_json))
+
+
+def _run_units(calls: list[tuple], workers: int, progress: bool | None) -> None:
+    disable = None if progress is None else not progress
+    with tqdm(total=len(calls), desc="knowact", unit="persona", disable=disable) as bar:
+        if workers == 1 or len(calls) < 2:
+            for args in calls:
+                _unit(*args)
+                bar.update()
+            return
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for future in as_completed([pool.submit(_unit, *args) for args in calls]):
+                future.result()
+                bar.update()
+
+
+def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: Sequence[str] | None = None
+               ) -> pl.DataFrame:
+    """The case rows under `out/units`, in method order, then persona and dimension."""
+    out = Path(out)
+    rows = []
+    for path in sorted((out / "units").glob("*/*.json")):
+        if (methods is None or path.stem in methods) and (personas is None or path.parent.name in personas):
+            rows += json.loads(path.read_text(encoding="utf-8"))
+    if not rows:
+        raise FileNotFoundError(f"{out}: no KnowAct case rows; run `filegram knowact --out {out}` first")
+    order = {m: i for i, m in enumerate(methods or dict.fromkeys(r["method"] for r in rows))}
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return frame.sort(pl.col("method").replace_strict(order, default=len(order)), "persona", "dimension")
+
+
+def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] = DEFAULT_METHODS,
+                backend: str = "offline", backend_params: dict[str, Any] | None = None, agent: str = "offline",
+                seed: int = 0, personas: Iterable[str | Profile] | None = None, workers: int | None = None,
+                progress: bool | None = None) -> pl.DataFrame:
+    """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it."""
+    from ..bench.facts import corpus_facts
+    from ..memory.base import MEMORIES
+
+    corpus, out = Path(corpus), Path(out)
+    methods = tuple(dict.fromkeys(methods))
+    unknown = [m for m in methods if m not in MEMORIES]
+    if unknown:
+        raise KeyError(f"unknown method(s) {unknown}; methods: {', '.join(sorted(MEMORIES))}")
+    facts = corpus_facts(corpus)
+    chosen = [p.id if isinstance(p, Profile) else p for p in (personas or sorted(facts.sessions))]
+    missing = [p for p in chosen if p not in facts.sessions]
+    if missing:
+        raise KeyError(f"{corpus}: no sessions of persona(s) {missing}; personas: {', '.join(sorted(facts.sessions))}")
+    params = dict(backend_params or {})
+    info = corpus_info(corpus)
+    manifest = _manifest(out, {"version": VERSION, "corpus_engine": info["engine"], "corpus_seed": info["seed"],
+                               "seed": seed, "backend": backend, "backend_params": params, "agent": agent,
+                               "methods": list(methods), "personas": chosen})
+    out.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(out / "knowact.json", manifest)
+    atomic.write_json(out / "splits.json", [persona_split(facts, p, seed).as_dict() for p in chosen])
+    params_json = json.dumps(params, sort_keys=True)
+    _state.cache_clear()  # a serial run in this process must read this corpus as it is now
+    calls = [(str(corpus), str(out), pid, methods, backend, params_json, agent, seed) for pid in chosen]
+    _run_units(calls, max(1, min(workers or os.cpu_count() or 1, len(calls))), progress)
+    cases = load_cases(out, methods, chosen)
+    buffer = io.BytesIO()
+    cases.write_parquet(buffer, **PARQUET_OPTIONS)
+    atomic.write_bytes(out / CASES, buffer.getvalue())
+    return cases

@@ -1,0 +1,208 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium")
+
+with app.setup:
+    import tempfile
+    from pathlib import Path
+
+    import marimo as mo
+    import polars as pl
+
+    from filegram_kit import knowact
+    from filegram_kit.bench.facts import corpus_facts
+    from filegram_kit.knowact.case import persona_split
+    from filegram_kit.knowact.report import rate_cells
+    from filegram_kit.memory.base import MEMORIES
+    from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
+    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.report.knowact_figures import attribution_stack, knowact_bars
+
+    # smoke mode: 2 personas x 14 tasks. T-18 fully activates all six dimensions; C and D (the scarce ones) are
+    # fully activated by several more (C: T-05 T-14 T-21 T-27 T-29, D: T-09 T-10 T-21 T-29 T-30), so every
+    # split finds its act tasks and still keeps >= 8 sessions to ingest
+    SMOKE_PERSONAS = ["p1_methodical", "p16_phased_minimalist"]
+    SMOKE_TASKS = ["T-01", "T-03", "T-04", "T-05", "T-09", "T-10", "T-14", "T-18", "T-20", "T-21", "T-22",
+                   "T-27", "T-29", "T-30"]
+    SMOKE_METHODS = ["no_context", "filegramos"]
+    METHODS = list(dict.fromkeys([*knowact.DEFAULT_METHODS, *MEMORIES]))  # the default eight first
+    FIGURES = project_dir() / "figures"
+    SCRATCH = tempfile.TemporaryDirectory(prefix="filegram-nb08-")  # removed when the kernel exits
+    WORK = Path(SCRATCH.name)
+
+
+@app.cell
+def _():
+    mo.md(r"""
+    # 08 · Know vs Act: does a memory that knows a habit make the agent act on it?
+
+    KnowAct (arXiv 2607.29433) separates *knowing* a user's preference from *acting* on it. Here a case is
+    one (memory method, persona, dimension A-F) on the file traces:
+
+    - **Know pass**: asked directly about the habit, the method's retrieved context lets the reader pick the
+      user's tier (L / M / R), as a bench item would.
+    - **Act pass**: on a held-out task that fully activates the dimension, retrieved with the task's own
+      prompt, the acting agent works in a fresh sandbox from that context alone. The calibrated fingerprint
+      reader must read the run as the user's tier, *and* strictly closer to it than a zero-memory run of the
+      same task and seed.
+    - **Utilization Rate** = KP-AP / (KP-AP + KP-AF): of the habits the memory knows, the share it acts on.
+      Each Know-pass / Act-fail case is rerun with oracle evidence and with the stated preference, which
+      attributes the failure to retrieval, comprehension or application.
+
+    The offline acting agent is the engine's own policy, run on the tiers `infer_preferences` reads from the
+    context (unknown -> the neutral default): a simplification of an LLM agent, which may follow a stated
+    preference more (or less) reliably. Every rate has a persona-clustered 95% CI and its counts.
+    """)
+    return
+
+
+@app.cell
+def _():
+    smoke = smoke_mode()  # `python notebooks/08_know_act.py -- --smoke` (or FILEGRAM_SMOKE=1)
+    autorun = autorun_mode()  # no button to press as a script or in Jupyter
+    return autorun, smoke
+
+
+@app.cell
+def _(smoke):
+    with mo.status.spinner(title="Checking the corpus ..."):
+        corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
+        facts = corpus_facts(corpus)
+    personas = sorted(facts.sessions)
+    _sessions = sum(len(by_task) for by_task in facts.sessions.values())
+    mo.md(f"Corpus `{corpus}`: **{len(personas)} personas**, {_sessions:,} sessions.")
+    return corpus, facts, personas
+
+
+@app.cell
+def _(facts, personas, seed):
+    _splits = [persona_split(facts, p, int(seed.value)) for p in personas]
+    _table = pl.DataFrame([{"persona": s.persona, "ingest": len(s.ingest), "act tasks": ", ".join(s.act_tasks),
+                            **{f"{d} act": s.act[d] for d in s.act},
+                            **{f"{d} evidence": f"{s.evidence[d]} ({s.evidence_sessions[d]})" for d in s.evidence}}
+                           for s in _splits])
+    mo.vstack([mo.md(f"## The splits (seed {seed.value})\nPer persona: how many sessions the memory ingests, "
+                     "the held-out task that tests each dimension's Act, and the evidence label: the strongest "
+                     "activation of the dimension among the ingested tasks (fully activating sessions in "
+                     "brackets). C, D and E are designed to vary; A, B and F nearly always read full."),
+               mo.ui.table(_table, selection=None)])
+    return
+
+
+@app.cell
+def _(personas, smoke):
+    methods = mo.ui.multiselect(options=METHODS, value=SMOKE_METHODS if smoke else list(knowact.DEFAULT_METHODS),
+                                label="Methods")
+    who = mo.ui.multiselect(options=personas, value=personas, label="Personas")
+    seed = mo.ui.number(start=0, stop=999, step=1, value=0, label="Seed (split, questions, act runs)")
+    run = mo.ui.run_button(label="Run KnowAct")
+    mo.vstack([mo.md("Pick the memory methods, personas and seed (the splits table above follows the seed). "
+                     "All 20 personas x the eight default methods take about two minutes on 2 cores; a rerun "
+                     "with more methods or personas reuses what is already done."),
+               mo.hstack([methods, who, seed], justify="start"), run])
+    return methods, run, seed, who
+
+
+@app.cell
+def _(autorun, corpus, methods, run, seed, who):
+    mo.stop(not (run.value or autorun), mo.md("Press **Run KnowAct**."))
+    mo.stop(not (methods.value and who.value), mo.md("Pick at least one method and one persona."))
+    out = WORK / "knowact" / f"seed{int(seed.value)}"  # one folder per seed: run_knowact refuses to mix seeds
+    with mo.status.spinner(title=f"Know and Act of {len(methods.value)} methods on {len(who.value)} personas ..."):
+        cases = knowact.run_knowact(corpus, out, methods=methods.value, personas=who.value, seed=int(seed.value),
+                                    workers=2, progress=True)
+    mo.md(f"**{cases.height} cases** ({cases['method'].n_unique()} methods x {cases['persona'].n_unique()} "
+          f"personas x 6 dimensions) in `{out}`.")
+    return cases, out
+
+
+@app.cell
+def _(cases):
+    mo.vstack([mo.md("## Know / Act / Utilization per method\nCells: estimate [persona-clustered 95% CI]; "
+                     "`KP-AP / KP` is Utilization's count; `KP-AF` the known-but-not-acted cases and the share "
+                     "of each failure category."),
+               mo.ui.table(knowact.summary_table(cases), selection=None)])
+    return
+
+
+@app.cell
+def _(cases):
+    mo.ui.plotly(knowact_bars(cases).figure)
+    return
+
+
+@app.cell
+def _(cases):
+    _stack = attribution_stack(cases)
+    (mo.ui.plotly(_stack.figure) if _stack.data["n_kp_af"].sum()
+     else mo.md("No Know-pass / Act-fail cases: nothing to attribute."))
+    return
+
+
+@app.cell
+def _(cases):
+    _by = ["method", "evidence"]
+    mo.vstack([mo.md("## By evidence strength\nHow visible the dimension was in the ingested sessions (full / "
+                     "partial / none), the analogue of KnowAct's explicit / incidental / inferential preferences. "
+                     "Watch `n`: a thin row's CI is wide."),
+               mo.ui.table(rate_cells(knowact.rates(cases, by=_by), _by), selection=None)])
+    return
+
+
+@app.cell
+def _(cases, out):
+    case = knowact.pick_worked_case(cases)
+    _shown = knowact.worked_case(case, out)
+    mo.vstack([
+        mo.md(f"## One worked case: `{case['method']}` / `{case['persona']}` / dimension {case['dimension']} on "
+              f"{case['act_task']}\nTrue tier **{case['true_tier']}**, inferred from the context "
+              f"**{case['inferred_tier']}**; Know {'pass' if case['know_pass'] else 'fail'}, Act "
+              f"{'pass' if case['act_pass'] else 'fail'}. Workspace trees after the act run (`+` created, "
+              "`-` gone):"),
+        mo.hstack([mo.vstack([mo.md("**With memory**"), mo.plain_text(_shown["memory_tree"])]),
+                   mo.vstack([mo.md("**Zero memory**"), mo.plain_text(_shown["zero_tree"])])], widths="equal"),
+    ])
+    return (case,)
+
+
+@app.cell
+def _(case, corpus):
+    with mo.status.spinner(title="Recomputing the memory run's context ..."):
+        _context = knowact.act_context(corpus, case)
+    mo.md(f"**The context the memory run acted on** ({len(_context):,} characters, the first 2,000):\n\n"
+          f"```text\n{_context[:2000]}\n```")
+    return
+
+
+@app.cell
+def _(case):
+    mo.hstack([
+        mo.stat(value=case["memory_tier"], label="memory run reads as",
+                caption=f"distance {case['memory_distance']:.2f} from true {case['true_tier']}"),
+        mo.stat(value=case["zero_tier"], label="zero-memory run reads as",
+                caption=f"distance {case['zero_distance']:.2f} from true {case['true_tier']}"),
+        mo.stat(value=case["true_tier"], label="true tier", caption=f"neutral default {case['neutral_tier']}"),
+    ], justify="start")
+    return
+
+
+@app.cell
+def _(cases):
+    mo.vstack([mo.md("## Every case\nFilter and sort by any column (method, persona, dimension, evidence, "
+                     "`know_pass`, `act_pass`, `attribution` ...); trajectories are relative to the run folder."),
+               mo.ui.table(cases, selection=None, page_size=12)])
+    return
+
+
+@app.cell
+def _():
+    _tables = {name: FIGURES / f"{name}.csv" for name in ("knowact_rates", "knowact_evidence")}
+    mo.vstack([mo.md("## The full run (`make reproduce`: all personas, the default methods)"),
+               *[mo.ui.table(pl.read_csv(path), selection=None) if path.is_file()
+                 else mo.md(f"`{path.name}`: run `make reproduce` to write it.") for path in _tables.values()]])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

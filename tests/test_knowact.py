@@ -1,0 +1,257 @@
+"""KnowAct: metric arithmetic on hand-made outcomes, the attribution's categories, the split, the act runs'
+isolation from ground truth and their replay, and the whole run (offline and on a loopback openai_compat)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from filegram_kit.engine.policy import NEUTRAL
+from filegram_kit.knowact import CATEGORIES, attribute, attribution_shares, plan_split, rates, run_knowact
+from filegram_kit.knowact import act as acting
+from filegram_kit.knowact.split import MIN_INGEST, RANK
+from filegram_kit.profiles import get_profile, sample_profiles
+from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS
+from filegram_kit.tasks import get_task, load_tasks
+
+PERSONA = "p12_prolific_scanner"  # no dimension at the acting agent's neutral default
+REAL_ACT = acting.act
+TASKS = ["T-01", "T-02", "T-03", "T-05", "T-06", "T-09", "T-11", "T-14", "T-18", "T-21", "T-22", "T-24"]
+
+
+def case(method, persona, know, act, attribution=None, **extra):
+    return {"method": method, "persona": persona, "know_pass": know, "act_pass": act, "attribution": attribution,
+            "evidence": "full", "dimension": "A", **extra}
+
+
+# -- metrics -------------------------------------------------------------------------------------------------
+
+
+def test_rates_count_know_act_and_utilization_by_hand():
+    rows = ([case("m", "p1", True, True, oracle_preference_pass=True)] * 3
+            + [case("m", "p1", True, False, "retrieval", oracle_preference_pass=False)]
+            + [case("m", "p2", False, True, oracle_preference_pass=False),
+               case("m", "p2", False, False, oracle_preference_pass=False),
+               case("m", "p2", True, False, "application", oracle_preference_pass=False)]
+            + [case("z", "p1", False, False, oracle_preference_pass=True)] * 2)
+    out = {r["method"]: r for r in rates(pl.DataFrame(rows), n_boot=200).iter_rows(named=True)}
+    m = out["m"]
+    assert (m["n"], m["personas"], m["n_kp_ap"], m["n_kp_af"]) == (7, 2, 3, 2)
+    assert m["know_acc"] == pytest.approx(500 / 7) and m["act_acc"] == pytest.approx(400 / 7)
+    assert m["utilization"] == pytest.approx(60.0)  # 3 / (3 + 2)
+    assert m["act_ceiling"] == pytest.approx(300 / 7) and out["z"]["act_ceiling"] == 100.0
+    for name in ("know_acc", "act_acc", "utilization", "act_ceiling"):
+        assert m[f"{name}_lo"] <= m[name] <= m[f"{name}_hi"]
+    z = out["z"]
+    assert z["know_acc"] == 0.0 and z["utilization"] is None and z["utilization_lo"] is None  # nothing known
+    # one persona: every resample is that persona, so the interval collapses onto the estimate
+    assert z["act_acc_lo"] == z["act_acc_hi"] == 0.0
+    without = rates(pl.DataFrame(rows).drop("oracle_preference_pass"), n_boot=10).row(0, named=True)
+    assert without["act_ceiling"] is None and without["act_ceiling_lo"] is None  # not measured is not 0
+
+
+def test_persona_clustered_interval_is_wider_than_the_cases_suggest_when_personas_disagree():
+    rows = [case("m", f"p{i}", i % 2 == 0, False) for i in range(10) for _ in range(10)]
+    r = rates(pl.DataFrame(rows), n_boot=500).row(0, named=True)
+    assert r["know_acc"] == 50.0
+    assert r["know_acc_hi"] - r["know_acc_lo"] > 30  # 10 clusters, not 100 independent cases
+
+
+def test_rates_by_group_split_the_counts():
+    rows = [case("m", "p1", True, True, evidence="full"), case("m", "p1", True, False, "application", evidence="none")]
+    out = rates(pl.DataFrame(rows), by=["method", "evidence"], n_boot=50)
+    assert dict(zip(out["evidence"], out["utilization"], strict=True)) == {"full": 100.0, "none": 0.0}
+
+
+@pytest.mark.parametrize(("evidence", "preference"), list(itertools.product([True, False], repeat=2)))
+def test_attribution_is_exactly_one_category(evidence, preference):
+    got = attribute(evidence, preference)
+    assert [c for c in CATEGORIES if c == got] == [got]
+    expected = "retrieval" if evidence else "comprehension" if preference else "application"
+    assert got == expected
+
+
+def test_attribution_shares_sum_to_100_and_refuse_an_unattributed_failure():
+    rows = [case("m", "p1", True, False, "retrieval"), case("m", "p1", True, False, "comprehension"),
+            case("m", "p2", True, False, "comprehension"), case("m", "p2", True, True), case("z", "p1", False, False)]
+    shares = {r["method"]: r for r in attribution_shares(pl.DataFrame(rows)).iter_rows(named=True)}
+    m = shares["m"]
+    assert m["n_kp_af"] == 3 and sum(m[c] for c in CATEGORIES) == pytest.approx(100.0)
+    assert m["comprehension"] == pytest.approx(200 / 3)
+    assert shares["z"]["n_kp_af"] == 0 and shares["z"]["retrieval"] is None
+    with pytest.raises(ValueError, match="no attribution"):
+        attribution_shares(pl.DataFrame([case("m", "p1", True, False, None)]))
+
+
+# -- split ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("persona", ["p1_methodical", *[p.id for p in sample_profiles(6, seed=3)]])
+def test_split_holds_out_a_fully_activating_task_per_dimension(persona):
+    tasks = list(load_tasks().values())
+    split = plan_split(persona, tasks, seed=0)
+    by_id = {t.id: t for t in tasks}
+    assert len(split.ingest) >= MIN_INGEST
+    for d, task in split.act.items():
+        assert by_id[task].activation(d) == "full" and task not in split.ingest
+    for d in DIMENSION_CODES:  # labels describe what was ingested, whatever the design aimed at
+        strongest = max((by_id[t].activation(d) for t in split.ingest), key=RANK.__getitem__)
+        assert split.evidence[d] == strongest
+        assert split.evidence_sessions[d] == sum(by_id[t].activation(d) == "full" for t in split.ingest)
+    for d, target in split.target.items():
+        assert split.evidence[d] == target
+    assert plan_split(persona, tasks, seed=0) == split
+
+
+def test_the_evidence_design_varies_across_personas_and_seeds():
+    tasks = list(load_tasks().values())
+    labels = {(plan_split(p.id, tasks, seed=s).evidence["D"]) for p in sample_profiles(12, seed=5) for s in (0, 1)}
+    assert {"full", "none"} <= labels
+    assert plan_split("p1_methodical", tasks, seed=0) != plan_split("p1_methodical", tasks, seed=1)
+
+
+# -- the act step ----------------------------------------------------------------------------------------------
+
+
+def test_the_acting_profile_holds_only_the_given_tiers():
+    persona = get_profile(PERSONA)
+    blank = acting.acting_profile(persona, {})
+    assert dict(blank.tiers) == NEUTRAL and dict(blank.attributes) == {}
+    given = acting.acting_profile(persona, {"C": "L"})
+    assert given.tiers["C"].value == "L" and all(given.tiers[d] == NEUTRAL[d] for d in DIMENSION_CODES if d != "C")
+    prompt = acting.act_prompt(persona, "")
+    assert not any(DIMENSIONS[d].describe(t) in prompt for d in DIMENSION_CODES for t in "LMR")
+
+
+def test_an_act_run_replays_byte_identically_from_its_seed(tmp_path):
+    persona, task = get_profile(PERSONA), get_task("T-18")
+    runs = [acting.act(persona, task, tmp_path / name, seed=3, workspaces=tmp_path / "ws", tiers={"C": "L"})
+            for name in ("one", "two")]
+    assert (runs[0] / "events.json").read_bytes() == (runs[1] / "events.json").read_bytes()
+    other = acting.act(persona, task, tmp_path / "three", seed=4, workspaces=tmp_path / "ws", tiers={"C": "L"})
+    assert (other / "events.json").read_bytes() != (runs[0] / "events.json").read_bytes()
+    given = json.loads((tmp_path / "one" / "given" / f"{runs[0].name}.json").read_text())
+    assert given["tiers"]["C"] == "L" and given["tiers"]["A"] is None
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    from filegram_kit.engine import build_corpus
+
+    out = tmp_path_factory.mktemp("knowact") / "corpus"
+    build_corpus(out, profiles=[PERSONA], tasks=TASKS, workers=1, progress=False)
+    return out
+
+
+def _act_calls(monkeypatch, tiny, tmp_path, persona_tiers=None):
+    """Every (condition, task, tiers, context) the act step is handed, for a run whose persona truth may be
+    replaced (the trajectories stay the same)."""
+    from filegram_kit.knowact import case as case_module
+
+    calls = []
+    original = REAL_ACT
+
+    def spy(persona, task, condition, **kw):
+        calls.append((condition.relative_to(tmp_path).as_posix(), task.id, kw.get("tiers"), kw.get("context")))
+        return original(persona, task, condition, **kw)
+
+    monkeypatch.setattr(case_module.acting, "act", spy)
+    if persona_tiers is not None:
+        from filegram_kit.bench import facts as facts_module
+
+        real = facts_module.corpus_facts
+
+        def swapped(corpus):
+            facts = real(corpus)
+            profile = dataclasses.replace(facts.personas[PERSONA], tiers=persona_tiers)
+            return dataclasses.replace(facts, personas={**facts.personas, PERSONA: profile})
+
+        monkeypatch.setattr(case_module, "corpus_facts", swapped)
+    cases = run_knowact(tiny, tmp_path / "out", methods=["no_context", "full_context"], workers=1, progress=False)
+    return cases, calls
+
+
+def test_the_act_step_never_sees_the_true_tiers_except_in_the_oracle_preference_run(tiny, tmp_path, monkeypatch):
+    truth = get_profile(PERSONA).tiers
+    cases, calls = _act_calls(monkeypatch, tiny, tmp_path / "a")
+    flipped = {d: NEUTRAL[d] for d in DIMENSION_CODES}  # another truth, same trajectories
+    _, flipped_calls = _act_calls(monkeypatch, tiny, tmp_path / "b", flipped)
+    memory = [c for c in calls if "oracle" not in c[0]]
+    assert memory and memory == [c for c in flipped_calls if "oracle" not in c[0]]  # truth does not reach them
+    for condition, _, tiers, context in memory:
+        if condition.endswith(("zero_memory", "no_context/memory")):
+            assert context == "" and all(t is None for t in tiers.values())
+    stated = [c for c in calls if "oracle_preference" in c[0]]
+    assert sorted(c[0].rsplit("_", 1)[1] for c in stated) == list(DIMENSION_CODES)  # once per persona
+    for condition, _, _, context in stated:
+        d = condition.rsplit("_", 1)[1]
+        assert DIMENSIONS[d].describe(truth[d]) in context
+    evidence = [c for c in calls if "oracle_evidence" in c[0]]
+    assert cases.filter(pl.col("know_pass") & ~pl.col("act_pass")).height == len(evidence)
+
+
+def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
+    out = tmp_path / "run"
+    cases = run_knowact(tiny, out, methods=["no_context", "filegramos"], workers=1, progress=False)
+    assert cases.height == 2 * len(DIMENSION_CODES) and pl.read_parquet(out / "cases.parquet").equals(cases)
+    failed = cases.filter(pl.col("know_pass") & ~pl.col("act_pass"))
+    assert failed["attribution"].is_in(list(CATEGORIES)).all()
+    assert cases.filter(~(pl.col("know_pass") & ~pl.col("act_pass")))["attribution"].is_null().all()
+    for path in cases["memory_trajectory"].to_list() + cases["zero_trajectory"].to_list():
+        assert (out / path / "events.json").is_file()
+    before = {p: p.stat().st_mtime_ns for p in (out / "act").rglob("events.json")}
+    again = run_knowact(tiny, out, methods=["no_context", "filegramos"], workers=1, progress=False)
+    assert again.equals(cases) and {p: p.stat().st_mtime_ns for p in (out / "act").rglob("events.json")} == before
+    with pytest.raises(ValueError, match="seed"):
+        run_knowact(tiny, out, methods=["no_context"], seed=1, workers=1, progress=False)
+
+
+def _loopback_reply(request):
+    """A stand-in model: tiers for infer_preferences, option A for every multiple-choice question."""
+    prompt = json.dumps(request.json["messages"])
+    content = ('{"A": "R", "B": "L", "C": "R", "D": "L", "E": "M", "F": "unknown"}' if "[infer_preferences" in prompt
+               else '{"answer": "A", "confidence": 0.8}')
+    return 200, {"id": "c", "object": "chat.completion", "created": 0, "model": "local",
+                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                              "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 3}}
+
+
+def test_the_command_runs_against_a_loopback_openai_compatible_server(tiny, tmp_path, monkeypatch, server, capsys):
+    from filegram_kit.cli import main
+
+    for variable in ("OPENAI_API_KEY", "OPENAI_MODEL"):
+        monkeypatch.delenv(variable, raising=False)
+    (tmp_path / "empty.toml").write_text("", encoding="utf-8")
+    monkeypatch.setenv("FILEGRAM_CONFIG", str(tmp_path / "empty.toml"))
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    server.reply("/v1/chat/completions", _loopback_reply, times=500)
+    out = tmp_path / "out"
+    code = main(["knowact", "--corpus", str(tiny), "--methods", "no_context,full_context", "--backend",
+                 "openai_compat", "--out", str(out), "--workers", "1"])
+    assert code == 0, capsys.readouterr().err
+    cases = pl.read_parquet(out / "cases.parquet")
+    assert set(cases["backend"]) == {"openai_compat"} and cases.height == 12
+    full = cases.filter(pl.col("method") == "full_context")
+    assert dict(zip(full["dimension"], full["inferred_tier"], strict=True)) == {
+        "A": "R", "B": "L", "C": "R", "D": "L", "E": "M", "F": "unknown"}  # the model's reply, parsed
+    prompts = [json.dumps(r.json) for r in server.requests_to("/v1/chat/completions")]
+    assert any("[infer_preferences" in p for p in prompts) and "Utilization" in capsys.readouterr().out
+
+
+def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_path, monkeypatch):
+    from filegram_kit.llm import get_backend
+
+    persona, model, seen = get_profile(PERSONA), get_backend("offline"), []
+    step = model.agent_step
+    monkeypatch.setattr(model, "agent_step", lambda messages, tools: seen.append(messages[0]["content"]) or
+                        step(messages, tools))
+    run = acting.act(persona, get_task("T-05"), tmp_path / "llm", seed=0, workspaces=tmp_path / "ws", agent="llm",
+                     context="## Memory\nThe user nests folders three levels deep.", backend=model)
+    assert (run / "events.json").is_file() and seen
+    assert all("nests folders three levels deep" in s for s in seen)
+    assert not any(DIMENSIONS[d].describe(persona.tiers[d]) in s for d in DIMENSION_CODES for s in seen)
