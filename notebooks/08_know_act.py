@@ -198,7 +198,7 @@ def _(cases):
 @app.cell
 def _():
     _tables = {name: FIGURES / f"{name}.csv" for name in ("knowact_rates", "knowact_evidence")}
-    mo.vstack([mo.md("## The full run (`make reproduce`: all personas, the default methods)"),
+    mo.vstack([mo.md("## The full run (`make reproduce`: all 20 personas, all 13 methods)"),
                *[mo.ui.table(pl.read_csv(path), selection=None) if path.is_file()
                  else mo.md(f"`{path.name}`: run `make reproduce` to write it.") for path in _tables.values()]])
     return

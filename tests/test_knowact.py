@@ -53,6 +53,9 @@ def test_rates_count_know_act_and_utilization_by_hand():
     assert z["act_acc_lo"] == z["act_acc_hi"] == 0.0
     without = rates(pl.DataFrame(rows).drop("oracle_preference_pass"), n_boot=10).row(0, named=True)
     assert without["act_ceiling"] is None and without["act_ceiling_lo"] is None  # not measured is not 0
+    assert without["know_observer"] is None
+    seen = rates(pl.DataFrame(rows).with_columns(observer_pass=pl.col("know_pass")), n_boot=10).row(0, named=True)
+    assert seen["know_observer"] == seen["know_acc"]
 
 
 def test_persona_clustered_interval_is_wider_than_the_cases_suggest_when_personas_disagree():
@@ -199,6 +202,11 @@ def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
     out = tmp_path / "run"
     cases = run_knowact(tiny, out, methods=["no_context", "filegramos"], workers=1, progress=False)
     assert cases.height == 2 * len(DIMENSION_CODES) and pl.read_parquet(out / "cases.parquet").equals(cases)
+    observer = cases.group_by("dimension").agg(pl.col("observer_tier").n_unique())  # one reading per persona
+    assert observer["observer_tier"].to_list() == [1] * len(DIMENSION_CODES)
+    truth = get_profile(PERSONA).tiers
+    assert all(r["observer_pass"] == (r["observer_tier"] == truth[r["dimension"]].value) for r in cases.iter_rows(
+        named=True))
     failed = cases.filter(pl.col("know_pass") & ~pl.col("act_pass"))
     assert failed["attribution"].is_in(list(CATEGORIES)).all()
     assert cases.filter(~(pl.col("know_pass") & ~pl.col("act_pass")))["attribution"].is_null().all()
@@ -255,3 +263,17 @@ def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_p
     assert (run / "events.json").is_file() and seen
     assert all("nests folders three levels deep" in s for s in seen)
     assert not any(DIMENSIONS[d].describe(persona.tiers[d]) in s for d in DIMENSION_CODES for s in seen)
+
+
+def test_paired_differences_compare_the_same_cases():
+    from filegram_kit.knowact.metrics import paired_differences
+
+    rows = [case("ref", p, True, a, dimension=d) for p, d, a in (("p1", "A", True), ("p1", "B", False),
+                                                                  ("p2", "A", True))]
+    rows += [case("m", p, k, a, dimension=d) for p, d, k, a in (("p1", "A", False, False), ("p1", "B", True, True),
+                                                                 ("p2", "A", True, False), ("p3", "A", True, True))]
+    out = paired_differences(pl.DataFrame(rows), "ref", n_boot=100).row(0, named=True)
+    assert out["n"] == 3  # p3 has no reference case: not paired
+    assert out["know_diff"] == pytest.approx(-100 / 3) and out["act_diff"] == pytest.approx(-100 / 3)
+    assert out["act_diff_lo"] <= out["act_diff"] <= out["act_diff_hi"]
+    assert paired_differences(pl.DataFrame(rows), "absent").is_empty()

@@ -13,11 +13,12 @@ evidence and the oracle preference (oracle.py). After arXiv 2607.29433.
 """
 
 from .case import act_context
-from .metrics import CATEGORIES, attribute, attribution_shares, rates
+from .metrics import CATEGORIES, attribute, attribution_shares, paired_differences, rates
 from .report import format_report, pick_worked_case, summary_table, worked_case
 from .run import CASES, DEFAULT_METHODS, KnowActError, load_cases, run_knowact
 from .split import Split, plan_split
 
 __all__ = ["CASES", "CATEGORIES", "DEFAULT_METHODS", "KnowActError", "Split", "act_context", "attribute",
-           "attribution_shares", "format_report", "load_cases", "pick_worked_case", "plan_split", "rates",
+           "attribution_shares", "format_report", "load_cases", "paired_differences", "pick_worked_case", "plan_split",
+           "rates",
            "run_knowact", "summary_table", "worked_case"]

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from .. import atomic
 from ..bench.facts import CorpusFacts, corpus_facts
 from ..bench.inputs import TrajectoryStore
 from ..engine.policy import NEUTRAL
+from ..fingerprint import FEATURES, fingerprints
 from ..llm.tasks import ParseError
 from ..memory.base import get_memory
 from ..memory.filegramos.calibration import Calibration, load_calibration
@@ -97,6 +100,15 @@ def _oracle_evidence(acting_: Acting, method: str, params: dict[str, Any], split
             "oracle_evidence_tokens": estimate_tokens(evidence), "oracle_evidence_trajectory": acting_.rel(path)}
 
 
+def observer_tiers(state: UnitState, split: Split) -> dict[str, str]:
+    """The ideal observer of the Know test: the calibrated reader on the mean fingerprint of exactly the
+    ingested sessions. Where it misses the persona's tier, the traces themselves do not show it (a ceiling
+    for Know, independent of any memory)."""
+    trajs = [state.store.get(state.facts.sessions[split.persona][t]) for t in split.ingest]
+    means = fingerprints(trajs).select(pl.col(list(FEATURES)).mean()).row(0, named=True)
+    return {r.dimension: r.tier for r in state.calibration.read(means)}
+
+
 def _stated_runs(acting_: Acting, split: Split) -> dict[str, Path]:
     """Per dimension, the act run told the true tier (method-independent, so made once per persona): it
     attributes failures and, over every case, measures the Act test's ceiling."""
@@ -105,8 +117,8 @@ def _stated_runs(acting_: Acting, split: Split) -> dict[str, Path]:
             for d in DIMENSION_CODES}
 
 
-def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Path],
-                 stated: dict[str, Path]) -> list[dict[str, Any]]:
+def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Path], stated: dict[str, Path],
+                 observer: dict[str, str]) -> list[dict[str, Any]]:
     state, persona = acting_.state, acting_.persona
     memory = get_memory(method)
     params = {k: v for k, v in memory.params().items() if k != "method"}
@@ -130,7 +142,8 @@ def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Pat
                "dimension": d, "true_tier": truth, "neutral_tier": NEUTRAL[d].value,
                "true_is_neutral": truth == NEUTRAL[d].value, "evidence": split.evidence[d],
                "evidence_sessions": split.evidence_sessions[d], "ingest_sessions": len(split.ingest),
-               "act_task": task, "know_pass": bool(dim_know["correct"]), "know_answer": dim_know["answer"],
+               "act_task": task, "observer_tier": observer[d], "observer_pass": observer[d] == truth,
+               "know_pass": bool(dim_know["correct"]), "know_answer": dim_know["answer"],
                "know_error": dim_know["error"], "know_attributes_correct": sum(bool(k["correct"]) for k in attrs),
                "know_attributes_total": len(attrs), "know_context_tokens": dim_know["context_tokens"],
                "act_context_tokens": contexts[task].tokens, "inferred_tier": tiers.get(d) or "unknown",
@@ -157,9 +170,10 @@ def persona_rows(state: UnitState, out: Path, pid: str, methods: tuple[str, ...]
         return
     state.store.preload([state.facts.sessions[pid][t] for t in split.ingest])
     zero = {t: acting_.run("zero_memory", t, "")[0] for t in split.act_tasks}
-    stated = _stated_runs(acting_, split)
+    stated, observer = _stated_runs(acting_, split), observer_tiers(state, split)
     for method in todo:
-        atomic.write_json(out / "units" / pid / f"{method}.json", _method_rows(acting_, method, split, zero, stated))
+        rows = _method_rows(acting_, method, split, zero, stated, observer)
+        atomic.write_json(out / "units" / pid / f"{method}.json", rows)
 
 
 def act_context(corpus: str | Path, case: dict[str, Any], *, backend: Any = None) -> str:

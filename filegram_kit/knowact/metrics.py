@@ -8,6 +8,8 @@ Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimens
 - Know Acc = N(know pass) / N;  Act Acc = N(act pass) / N;
 - Utilization Rate = N(KP, AP) / (N(KP, AP) + N(KP, AF)): of what the memory knows, the share it acts on.
   Undefined (null) when nothing is known.
+- Know observer = N(observer pass) / N: the calibrated reader on the mean fingerprint of the ingested
+  sessions reads the user's tier (case.observer_tiers): what the traces show, whatever the memory does.
 - Act ceiling = N(oracle-preference pass) / N: how often the act run *told* the true tier passes the same
   judge. It bounds Act Acc from above (the acting agent's expression noise, one session's fingerprint,
   and cases whose true tier is the agent's neutral default, where a zero-memory run already acts so).
@@ -25,6 +27,7 @@ import polars as pl
 
 CATEGORIES = ("retrieval", "comprehension", "application")
 N_BOOT = 1000
+OPTIONAL = {"act_ceiling": "oracle_preference_pass", "know_observer": "observer_pass"}  # rate -> case column
 
 
 def attribute(oracle_evidence_pass: bool, oracle_preference_pass: bool) -> str:
@@ -64,26 +67,29 @@ def _pct(num: int, den: int) -> float | None:
 
 
 def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
-    """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling (null
-    without an oracle_preference_pass column), each rate's CI."""
+    """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling and the
+    Know observer (null without their case columns), each rate's CI."""
     by = list(by)
     _check(cases, [*by, "persona", "know_pass", "act_pass"])
-    has_ceiling = "oracle_preference_pass" in cases.columns
-    ceiling = pl.col("oracle_preference_pass") if has_ceiling else pl.lit(None)
+    optional = {name: column in cases.columns for name, column in OPTIONAL.items()}
     flags = cases.with_columns(pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
                                .alias("ap"), (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
-                               ceiling.cast(pl.Int64).fill_null(0).alias("op"))
+                               *[(pl.col(column) if optional[name] else pl.lit(None)).cast(pl.Int64).fill_null(0)
+                                 .alias(name) for name, column in OPTIONAL.items()])
     rows = []
     for key, group in flags.group_by(by, maintain_order=True):
         per = group.group_by("persona").agg(pl.len().alias("n"), pl.col("kp").sum(), pl.col("ap").sum(),
-                                            pl.col("kp_ap").sum(), pl.col("op").sum()).sort("persona")
-        m = per.select("n", "kp", "ap", "kp_ap", "op").to_numpy().astype(float)
-        n, kp, ap, kp_ap, op = (int(x) for x in m.sum(axis=0))
+                                            pl.col("kp_ap").sum(), *[pl.col(c).sum() for c in OPTIONAL]
+                                            ).sort("persona")
+        m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL).to_numpy().astype(float)
+        n, kp, ap, kp_ap, op, ob = (int(x) for x in m.sum(axis=0))
         row = dict(zip(by, key, strict=True))
         row.update(n=n, personas=per.height, know_acc=_pct(kp, n), act_acc=_pct(ap, n), n_kp_ap=kp_ap,
-                   n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp), act_ceiling=_pct(op, n) if has_ceiling else None)
+                   n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp),
+                   act_ceiling=_pct(op, n) if optional["act_ceiling"] else None,
+                   know_observer=_pct(ob, n) if optional["know_observer"] else None)
         for name, (num, den) in {"know_acc": (1, 0), "act_acc": (2, 0), "utilization": (3, 1),
-                                 "act_ceiling": (4, 0)}.items():
+                                 "act_ceiling": (4, 0), "know_observer": (5, 0)}.items():
             ci = _cluster_ci(m, num, den, seed, n_boot) if row[name] is not None else (None, None)
             row[f"{name}_lo"], row[f"{name}_hi"] = ci
         rows.append(row)
@@ -104,3 +110,30 @@ def attribution_shares(cases: pl.DataFrame, by: Sequence[str] = ("method",)) -> 
     out = groups.join(counts, on=by, how="left").with_columns(pl.col("^n_.*$").fill_null(0))
     return out.with_columns([pl.when(pl.col("n_kp_af") > 0).then(100.0 * pl.col(f"n_{c}") / pl.col("n_kp_af"))
                              .otherwise(None).alias(c) for c in CATEGORIES])
+
+
+def paired_differences(cases: pl.DataFrame, reference: str = "filegramos", *, n_boot: int = N_BOOT,
+                       seed: int = 0) -> pl.DataFrame:
+    """Each method minus `reference` on the same (persona, dimension) cases: Know and Act in points, with a
+    persona bootstrap CI of the paired difference (null when the reference is not in the table)."""
+    _check(cases, ["method", "persona", "dimension", "know_pass", "act_pass"])
+    if reference not in cases["method"]:
+        return pl.DataFrame()
+    keys = ["persona", "dimension"]
+    ref = cases.filter(pl.col("method") == reference).select(*keys, pl.col("know_pass").alias("ref_know"),
+                                                              pl.col("act_pass").alias("ref_act"))
+    rows = []
+    for method in [m for m in cases["method"].unique(maintain_order=True) if m != reference]:
+        both = cases.filter(pl.col("method") == method).join(ref, on=keys, how="inner")
+        per = both.group_by("persona").agg(pl.len().alias("n"),
+                                           (pl.col("know_pass").cast(pl.Int64) - pl.col("ref_know").cast(pl.Int64))
+                                           .sum().alias("dk"),
+                                           (pl.col("act_pass").cast(pl.Int64) - pl.col("ref_act").cast(pl.Int64))
+                                           .sum().alias("da")).sort("persona")
+        m = per.select("n", "dk", "da").to_numpy().astype(float)
+        row = {"method": method, "reference": reference, "n": int(m[:, 0].sum())}
+        for name, col in (("know_diff", 1), ("act_diff", 2)):
+            row[name] = 100.0 * m[:, col].sum() / m[:, 0].sum() if row["n"] else None
+            row[f"{name}_lo"], row[f"{name}_hi"] = _cluster_ci(m, col, 0, seed, n_boot) if row["n"] else (None, None)
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)

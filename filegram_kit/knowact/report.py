@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from .metrics import CATEGORIES, attribution_shares, rates
+from .metrics import CATEGORIES, attribution_shares, paired_differences, rates
 
 
 def _cell(estimate: float | None, lo: float | None, hi: float | None) -> str:
@@ -34,14 +34,25 @@ def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             lambda r: _cell(r["utilization"], r["utilization_lo"], r["utilization_hi"]),
             return_dtype=pl.String).alias("Utilization"),
         pl.format("{} / {}", "n_kp_ap", pl.col("n_kp_ap") + pl.col("n_kp_af")).alias("KP-AP / KP"),
-        pl.struct("act_ceiling", "act_ceiling_lo", "act_ceiling_hi").map_elements(
-            lambda r: _cell(r["act_ceiling"], r["act_ceiling_lo"], r["act_ceiling_hi"]),
-            return_dtype=pl.String).alias("Act ceiling"))
+        *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
+            lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(label)
+          for c, label in (("know_observer", "Know observer"), ("act_ceiling", "Act ceiling"))])
 
 
-def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000) -> pl.DataFrame:
-    """Per method: Know, Act, Utilization (95% persona CIs), counts, and the KP-AF attribution shares."""
+def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
+    return "" if estimate is None else f"{estimate:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+
+
+def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000, reference: str = "filegramos") -> pl.DataFrame:
+    """Per method: Know, Act, Utilization (95% persona CIs), counts, Act minus `reference` on the same cases
+    (paired), and the KP-AF attribution shares."""
     cells = rate_cells(rates(cases, n_boot=n_boot), ["method"])
+    paired = paired_differences(cases, reference, n_boot=n_boot)
+    if paired.height:
+        diffs = paired.select("method", pl.struct("act_diff", "act_diff_lo", "act_diff_hi").map_elements(
+            lambda r: _diff(r["act_diff"], r["act_diff_lo"], r["act_diff_hi"]), return_dtype=pl.String)
+            .alias(f"Act - {reference}"))
+        cells = cells.join(diffs, on="method", how="left", maintain_order="left")
     shares = attribution_shares(cases).select(
         "method", pl.col("n_kp_af").alias("KP-AF"),
         *[pl.col(c).round(1).alias(f"{c} %") for c in CATEGORIES])
