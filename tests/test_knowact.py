@@ -277,3 +277,11 @@ def test_paired_differences_compare_the_same_cases():
     assert out["know_diff"] == pytest.approx(-100 / 3) and out["act_diff"] == pytest.approx(-100 / 3)
     assert out["act_diff_lo"] <= out["act_diff"] <= out["act_diff_hi"]
     assert paired_differences(pl.DataFrame(rows), "absent").is_empty()
+
+
+def test_a_persona_with_too_few_tasks_is_refused_by_name():
+    tasks = [get_task(t) for t in ("T-01", "T-02", "T-03")]  # none fully activates C or D
+    with pytest.raises(ValueError, match=r"p1_methodical: .*dimension\(s\) C, D"):
+        plan_split("p1_methodical", tasks)
+    with pytest.raises(ValueError, match="p1_methodical: only"):
+        plan_split("p1_methodical", [get_task(t) for t in ("T-18", "T-01", "T-02")])

@@ -13,13 +13,15 @@
       workspaces/                     the act tasks' workspace templates
 
 One persona is one unit of work (all its methods, so runs shared by methods are made once); units run
-on a process pool (`workers`, serial with 1).
+on a pool of spawned processes (`workers`, serial with 1; a caller script needs the usual
+`if __name__ == "__main__":` guard).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import multiprocessing as mp
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -39,7 +41,7 @@ from .case import persona_rows, persona_split
 VERSION = 1
 DEFAULT_METHODS = ("no_context", "full_context", "naive_rag", "filegramos", "eager_summary", "mem0", "zep", "memos")
 CASES = "cases.parquet"
-FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "backend_params", "agent")
+FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "model", "backend_params", "agent")
 
 
 class KnowActError(ValueError):
@@ -80,7 +82,8 @@ def _run_units(calls: list[tuple], workers: int, progress: bool | None) -> None:
                 _unit(*args)
                 bar.update()
             return
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawned, never forked: polars (and the offline backend's threads) do not survive a fork (bench/parallel.py)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
             for future in as_completed([pool.submit(_unit, *args) for args in calls]):
                 future.result()
                 bar.update()
@@ -120,10 +123,13 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     if missing:
         raise KeyError(f"{corpus}: no sessions of persona(s) {missing}; personas: {', '.join(sorted(facts.sessions))}")
     params = dict(backend_params or {})
+    from ..llm import get_backend
+
+    model = get_backend(backend, **params).model  # a missing key fails here, before anything runs
     info = corpus_info(corpus)
     manifest = _manifest(out, {"version": VERSION, "corpus_engine": info["engine"], "corpus_seed": info["seed"],
-                               "seed": seed, "backend": backend, "backend_params": params, "agent": agent,
-                               "methods": list(methods), "personas": chosen})
+                               "seed": seed, "backend": backend, "model": model, "backend_params": params,
+                               "agent": agent, "methods": list(methods), "personas": chosen})
     out.mkdir(parents=True, exist_ok=True)
     atomic.write_json(out / "knowact.json", manifest)
     atomic.write_json(out / "splits.json", [persona_split(facts, p, seed).as_dict() for p in chosen])

@@ -61,11 +61,12 @@ class Split:
                 "evidence_sessions": dict(self.evidence_sessions)}
 
 
-def _act_tasks(tasks: Sequence[Task], rng: np.random.Generator) -> dict[str, str]:
+def _act_tasks(persona: str, tasks: Sequence[Task], rng: np.random.Generator) -> dict[str, str]:
     full = {d: [t.id for t in tasks if t.activation(d) == "full"] for d in DIMENSION_CODES}
     empty = [d for d, ids in full.items() if not ids]
     if empty:
-        raise ValueError(f"no task fully activates dimension(s) {', '.join(empty)}: no Act test is possible")
+        raise ValueError(f"{persona}: none of its {len(tasks)} tasks fully activates dimension(s) {', '.join(empty)} "
+                         "(paper Table 10), so no Act test is possible; build the corpus with more tasks")
     chosen: list[str] = []
     for d in sorted(DIMENSION_CODES, key=lambda d: (len(full[d]), d)):
         if not any(t in chosen for t in full[d]):
@@ -87,7 +88,7 @@ def plan_split(persona: str, tasks: Sequence[Task], *, seed: int = 0) -> Split:
     """The split of one persona (see the module docstring); same seed and persona, same split."""
     by_id = {t.id: t for t in tasks}
     rng = np.random.default_rng([seed, _stable("knowact-split", persona)])
-    act = _act_tasks(tasks, rng)
+    act = _act_tasks(persona, tasks, rng)
     rest = [t.id for t in tasks if t.id not in set(act.values())]
     target = {d: LEVELS[int(rng.integers(len(LEVELS)))] for d in DESIGNED}
     while True:
@@ -97,7 +98,8 @@ def plan_split(persona: str, tasks: Sequence[Task], *, seed: int = 0) -> Split:
             break
         starved = [d for d in target if target[d] != "full"]
         if not starved:
-            raise ValueError(f"{persona}: only {len(ingest)} tasks left to ingest (< {MIN_INGEST})")
+            raise ValueError(f"{persona}: only {len(ingest)} of its tasks are left to ingest beside the act tasks "
+                             f"(KnowAct needs {MIN_INGEST}); build the corpus with more tasks")
         scarcest = min(starved, key=lambda d: (sum(by_id[t].activation(d) == target[d] for t in rest), d))
         target[scarcest] = "full"
     return Split(persona, tuple(sorted(ingest)), act, target, levels, counts)

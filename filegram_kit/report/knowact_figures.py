@@ -27,11 +27,17 @@ COLORS = {"Know": "#4C78A8", "Act": "#F58518", "Utilization": "#54A24B", "retrie
 
 
 def run_folder(corpus: Path, settings: RunSettings) -> Path:
+    """`data/knowact/<backend>-<engine>-<code>[-quick]`: code = the KnowAct modules that compute cases (its
+    report module aside) and the harness's code fingerprint (memories, reader, backends, fingerprints),
+    so a change to how cases are computed gets a new folder and a change to a report does not."""
+    import hashlib
+
     from .. import code_closure
-    from ..bench.manifest import corpus_info
+    from ..bench.manifest import code_fingerprint, corpus_info
     from .corpus_source import _project_root
 
-    code = code_closure.digest(list(code_closure.closure("filegram_kit.knowact.run")))[:12]
+    own = [p for p in sorted((code_closure.PACKAGE / "knowact").glob("*.py")) if p.name != "report.py"]
+    code = hashlib.sha256((code_closure.digest(own) + code_fingerprint()).encode()).hexdigest()[:12]
     engine = corpus_info(corpus)["engine"] or "unknown"
     name = f"{settings.backend}-{engine}-{code}{'-quick' if settings.quick else ''}"
     return _project_root() / "data" / "knowact" / name
@@ -92,11 +98,11 @@ def knowact_bars(cases: pl.DataFrame) -> FigureData:
                              "arrayminus": (values - frame[f"{column}_lo"].fill_null(0.0)).to_list()})
     if frame["act_ceiling"].is_not_null().any():
         fig.add_scatter(name="Act ceiling (told the true tier)", x=[_label(m) for m in frame["method"]],
-                        y=frame["act_ceiling"], mode="markers", marker={"symbol": "line-ew-open", "size": 60,
+                        y=frame["act_ceiling"], mode="markers", marker={"symbol": "line-ew-open", "size": 34,
                                                                          "color": "#444", "line": {"width": 2}})
     fig.update_layout(barmode="group", yaxis_title="% of cases (Utilization: % of known)", yaxis_range=[0, 100],
                       title="Know vs Act vs Utilization Rate per memory method", template="plotly_white",
-                      legend={"orientation": "h", "y": -0.2}, width=900, height=480)
+                      legend={"orientation": "h", "y": -0.25}, width=1100, height=520)
     return FigureData(fig, frame)
 
 
