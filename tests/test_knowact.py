@@ -217,6 +217,10 @@ def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
     assert again.equals(cases) and {p: p.stat().st_mtime_ns for p in (out / "act").rglob("events.json")} == before
     with pytest.raises(ValueError, match="seed"):
         run_knowact(tiny, out, methods=["no_context"], seed=1, workers=1, progress=False)
+    with pytest.raises(ValueError, match="acting agent 'robot'"):
+        run_knowact(tiny, out, methods=["no_context"], agent="robot", workers=1, progress=False)
+    with pytest.raises(KeyError, match="unknown method"):
+        run_knowact(tiny, out, methods=["no_such_memory"], workers=1, progress=False)
 
 
 def _loopback_reply(request):

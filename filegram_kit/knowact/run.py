@@ -110,8 +110,12 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
                 progress: bool | None = None) -> pl.DataFrame:
     """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it."""
     from ..bench.facts import corpus_facts
+    from ..llm import get_backend
     from ..memory.base import MEMORIES
+    from .act import AGENTS
 
+    if agent not in AGENTS:
+        raise ValueError(f"unknown acting agent {agent!r}; agents: {', '.join(AGENTS)}")
     corpus, out = Path(corpus), Path(out)
     methods = tuple(dict.fromkeys(methods))
     unknown = [m for m in methods if m not in MEMORIES]
@@ -123,8 +127,6 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     if missing:
         raise KeyError(f"{corpus}: no sessions of persona(s) {missing}; personas: {', '.join(sorted(facts.sessions))}")
     params = dict(backend_params or {})
-    from ..llm import get_backend
-
     model = get_backend(backend, **params).model  # a missing key fails here, before anything runs
     info = corpus_info(corpus)
     manifest = _manifest(out, {"version": VERSION, "corpus_engine": info["engine"], "corpus_seed": info["seed"],
