@@ -30,6 +30,7 @@ import numpy as np
 from .. import atomic
 from ..cleaning import clean
 from ..engine.corpus import START_MS, generate_trajectory, trajectory_id
+from ..engine.corpus import _stable as stable_seed  # seeded exactly as the engine seeds a run
 from ..engine.llm_agent import LLMAgent
 from ..engine.policy import NEUTRAL
 from ..engine.recorder import Recorder, SimClock
@@ -77,7 +78,7 @@ def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, se
              backend: Any) -> Path:
     """One LLM act run in a fresh sandbox copy of the task's workspace, landed atomically."""
     tid = trajectory_id(persona, task)
-    rng = np.random.default_rng([seed, _stable(persona.id), _stable(task.id)])
+    rng = np.random.default_rng([seed, stable_seed(persona.id), stable_seed(task.id)])
     template = ensure_template(task, workspaces, seed=seed)
     signal_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{tid}.", dir=signal_dir))
@@ -105,10 +106,6 @@ def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, se
         raise
     finally:
         shutil.rmtree(parent, ignore_errors=True)
-
-
-def _stable(*parts: object) -> int:  # the engine's seeding of one (persona, task)
-    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:8], "big")
 
 
 def act(persona: Profile, task: Task, condition: Path, *, seed: int, workspaces: Path, agent: str = "offline",

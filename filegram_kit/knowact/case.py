@@ -12,7 +12,7 @@ failure can be attributed (metrics.attribute). One row per (method, persona, dim
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ class Acting:
     seed: int
     persona: Any
     tasks: dict[str, Task]
+    readings: dict[tuple[Path, str], Any] = field(default_factory=dict)  # zero / stated runs serve every method
 
     def run(self, condition: str, task: str, context: str) -> tuple[Path, dict[str, str | None], str | None]:
         """(trajectory, the tiers inferred from the context, parse error) of one act run."""
@@ -82,7 +83,9 @@ class Acting:
         return path, tiers, error
 
     def reading(self, path: Path, dimension: str):
-        return acting.read_dimension(path, dimension, self.state.calibration)
+        if (path, dimension) not in self.readings:
+            self.readings[path, dimension] = acting.read_dimension(path, dimension, self.state.calibration)
+        return self.readings[path, dimension]
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.out).as_posix()
