@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium reproduce quick test lint check-notebooks notebooks edit ipynb jupyter bench clean distclean
+.PHONY: help setup chromium media-tools reproduce quick test lint check-notebooks notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	  $(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (filegram_kit)" >/dev/null; fi
 	@touch $(STAMP)
 
-setup: $(STAMP) chromium ## create .venv with the package, notebook and dev extras installed (+ chromium)
+setup: $(STAMP) chromium media-tools ## create .venv with the package, notebook and dev extras (+ chromium, OCR, speech)
 
 # PNG figures are rendered by kaleido in a Chromium-family browser of the system (never a downloaded one).
 # Found (BROWSER_PATH, PATH or the usual install folders): nothing to do; else Debian's chromium via apt-get.
@@ -37,6 +37,19 @@ chromium: $(STAMP) ## make sure a browser for PNG export is there (apt-get insta
 	      "Chrome/Chromium or set BROWSER_PATH" >&2; \
 	else echo "warning: no Chromium-family browser and no apt-get; PNG export will fail until you install" \
 	  "Chrome/Chromium or set BROWSER_PATH" >&2; fi
+
+# The multimodal setting (`filegram corpus --setting multimodal`) speaks narrations with espeak-ng and reads
+# page images back with tesseract: Debian's packages, installed here when missing.
+MEDIA_TOOLS := espeak-ng:espeak-ng tesseract:tesseract-ocr
+media-tools: ## make sure espeak-ng and tesseract are there (apt-get install espeak-ng tesseract-ocr if not)
+	@missing=""; for pair in $(MEDIA_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's$$missing for the multimodal setting"; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	    || echo "warning: apt-get install$$missing failed; the multimodal setting (and its tests) needs them" >&2; \
+	else echo "warning: no apt-get; install$$missing for the multimodal setting" >&2; fi
 
 reproduce: setup ## regenerate every paper table and figure into figures/ (skips unchanged steps; figures/MANIFEST.json)
 	$(BIN)/filegram reproduce --out figures

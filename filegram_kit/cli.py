@@ -152,8 +152,13 @@ def cmd_corpus(args: argparse.Namespace) -> int:
             return 2
         print(format_comparison(counts, n))
         return 0
+    if args.setting == "multimodal":
+        return _multimodal_corpus(args)
     if args.out is None and not args.dry_run:
         print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
+        return 2
+    if args.source is not None:
+        print("error: --from names the text corpus of --setting multimodal", file=sys.stderr)
         return 2
     if args.sample and args.profiles:
         print("error: give --profiles or --sample, not both", file=sys.stderr)
@@ -174,6 +179,22 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers,
                           agent=args.agent, backend=args.backend, style_pack=args.style_pack)
     print(report)
+    return 0
+
+
+def _multimodal_corpus(args: argparse.Namespace) -> int:
+    from .multimodal import MultimodalError, build_multimodal, default_dir
+
+    if args.source is None:
+        from .report.corpus_source import default_corpus
+
+        args.source = default_corpus()
+    try:
+        print(build_multimodal(args.source, args.out or default_dir(args.source), seed=args.seed,
+                               workers=args.workers))
+    except MultimodalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -258,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "folder names), to test that a method reads behaviour, not wording; one pack per --out folder")
     p.add_argument("--dry-run", action="store_true", help="with --agent llm: print the calls, tokens and cost the "
                    "backend would be sent, spending nothing")
+    p.add_argument("--setting", choices=("text", "multimodal"), default="text", help="text (default): the engine's "
+                   "Markdown outputs; multimodal: the same event logs with every text output rendered as PDF, DOCX, "
+                   "PPTX, XLSX, PNG and MP3 sections (from --from, rendered with --seed)")
+    p.add_argument("--from", dest="source", type=Path, metavar="DIR", help="with --setting multimodal: the text "
+                   "corpus to render (default: data/corpus, built on first use; --out defaults to DIR_multimodal)")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("fingerprint", help="the 17-D procedural fingerprint (paper Table 6) of each trajectory")

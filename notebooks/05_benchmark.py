@@ -4,6 +4,7 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium")
 
 with app.setup:
+    import io
     import tempfile
     from pathlib import Path
 
@@ -24,6 +25,7 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
+    from filegram_kit.multimodal import build_multimodal, default_dir, examples, loss_summary, open_rendered
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
@@ -47,8 +49,8 @@ def _():
     traces. Items are built from templates over the corpus' ground truth, in four tracks: **T1
     understanding** (attribute recognition, behavioural fingerprint, free-form profile reconstruction),
     **T2 reasoning** (behavioural inference, trace disentanglement of two interleaved sessions), **T3
-    detection** (which session is anomalous, and what shifted) and T4 multimodal grounding (not built
-    here). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
+    detection** (which session is anomalous, and what shifted) and T4 multimodal grounding (its
+    multimodal setting is at the end: the outputs rendered as files; its items are not built yet). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
 
     Every method builds its memory from the item's input trajectories (anonymised: sessions named by task
     only), retrieves a context with the question, and **one shared reader** answers from that context
@@ -393,6 +395,61 @@ def _(backend_choice, knows):
     (the paper's FileGramOS reaches 70.2% on AnomDet with Gemini 2.5 Flash). With a key, choose `gemini`
     (or `openai_compat`) at the top and these same cells rerun with the model as reader.
     """)
+    return
+
+
+@app.cell
+def _():
+    render_now = mo.ui.run_button(label="Render the outputs")
+    mo.vstack([mo.md(r"""
+    ## Track 4's multimodal setting: the same traces, the outputs rendered
+
+    The paper's Multimodal setting keeps every event log and renders the agent's text outputs as
+    files: each output is cut into sections, and each section becomes a PDF, DOCX, PPTX, XLSX, a page
+    image, a chart or a spoken narration (`filegram corpus --setting multimodal`). A text method then
+    reads the outputs only through **one shared parser** (pypdf, python-docx, python-pptx, openpyxl,
+    tesseract OCR for images, container metadata for audio), so the table below is what it loses:
+    the share of each section's words the parse gives back, tables whose grid was flattened, images
+    without text and narrations nobody transcribed. Chinese text is lost by the PDF renderer's core
+    font and by English OCR; the rows say so rather than hide it.
+    """), render_now])
+    return (render_now,)
+
+
+@app.cell
+def _(autorun, corpus, render_now, smoke):
+    mo.stop(not (render_now.value or autorun), mo.md("Press **Render the outputs** to build the setting."))
+    with mo.status.spinner(title="Rendering every text output (about 3 minutes for the full corpus) ..."):
+        mm_corpus = WORK / "corpus_multimodal" if smoke else default_dir(corpus)
+        rendered = build_multimodal(corpus, mm_corpus, seed=0, progress=False)
+    _loss = loss_summary(rendered.report).with_columns(pl.col("recovered").mul(100).round(1))
+    mo.vstack([mo.md(f"**{_loss['files'].sum():,} files** from {rendered.report['blob'].n_unique():,} output "
+                     f"snapshots of {rendered.trajectories} trajectories, in `{mm_corpus}`; the event logs are "
+                     "byte for byte the text setting's."), mo.ui.table(_loss, selection=None)])
+    return mm_corpus, rendered
+
+
+@app.cell
+def _(rendered):
+    shown_files = examples(rendered.report, per_format=3)
+    file_pick = mo.ui.dropdown({f"{r['format']} · {r['trajectory_id']} · {r['title'][:40]}": i
+                                for i, r in enumerate(shown_files.iter_rows(named=True))},
+                               value=None, label="A rendered file")
+    file_pick
+    return file_pick, shown_files
+
+
+@app.cell
+def _(file_pick, mm_corpus, shown_files):
+    _shown = open_rendered(mm_corpus, shown_files.row(file_pick.value or 0, named=True))
+    _ext = _shown.format.rsplit(".", 1)[-1]
+    _preview = (mo.image(_shown.data) if _ext == "png" else mo.audio(_shown.data) if _ext == "mp3"
+                else mo.pdf(io.BytesIO(_shown.data), height="40vh") if _ext == "pdf"
+                else mo.md(f"*{_ext.upper()} file, {len(_shown.data):,} bytes (open it from `{_shown.path}`)*"))
+    mo.vstack([mo.md(f"**{_shown.format}**, {100 * _shown.loss.recovered:.0f}% of the section's words recovered"),
+               _preview, mo.hstack([mo.md(f"**The section (text setting)**\n```\n{_shown.source}\n```"),
+                                    mo.md(f"**What the parser reads**\n```\n{_shown.parsed}\n```")],
+                                   widths="equal")])
     return
 
 

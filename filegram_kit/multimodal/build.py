@@ -1,0 +1,310 @@
+"""Build the multimodal setting of a corpus: the same event logs, every text output rendered.
+
+    report = build_multimodal("data/corpus", "data/corpus_multimodal", seed=0)
+
+For each trajectory, every content snapshot of a Markdown, text or CSV file the agent wrote (the
+blobs of `file_write` and of `file_edit`'s before/after) is split into sections (sections.py) and
+each section rendered to a format drawn from the seed and the content (render.py). The renders go
+to `media/renders/<section hash>.<ext>` (a section unchanged between two versions of an output is one
+file). The blob itself is replaced by what the shared parser recovers
+from them (parse.py), so a text method that reads `media/` reads the parse and nothing else; the
+diff of an edit becomes the diff of the two parses. `events.json` and `summary.json` are copied
+byte for byte. Each manifest entry lists its renders with what the parse lost, and the corpus gets
+`parse_report.csv` (one row per rendered file).
+
+Trajectories land in `signal/` by one atomic rename each, so a stopped build resumes where it was,
+and the same source and seed give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import shutil
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from .. import atomic
+from ..media import unified_diff
+from .parse import Transcriber, measure, parse_files
+from .render import choose_format, extension, render_section
+from .sections import Section, split_output
+
+SETTING = "multimodal"
+BUILD_VERSION = 1
+RENDERED_TYPES = frozenset({"md", "markdown", "txt", "csv"})
+REPORT_FILE = "parse_report.csv"
+RENDERS = "renders"
+CHUNK = 8  # trajectories per work unit: one OCR process for all their images
+_TOP_LEVEL = ("profiles.json", "perturbations.json", "expressed.json")
+
+
+class MultimodalError(RuntimeError):
+    """The source is not a text corpus, or the output folder holds another build."""
+
+
+def _rendered(path: Any) -> bool:
+    return isinstance(path, str) and path.rsplit(".", 1)[-1].lower() in RENDERED_TYPES
+
+
+def render_targets(events: list[dict[str, Any]]) -> tuple[dict[str, str], dict[str, tuple[str, str, str]]]:
+    """(blob hash -> file path, diff hash -> (old blob, new blob, file path)) of the text outputs to render."""
+    blobs: dict[str, str] = {}
+    diffs: dict[str, tuple[str, str, str]] = {}
+    for event in events:
+        path = event.get("file_path")
+        if not _rendered(path):
+            continue
+        refs = [event.get(k) for k in ("media_ref", "media_ref_old", "media_ref_new")]
+        for ref in refs:
+            if isinstance(ref, dict) and ref.get("type") == "blob":
+                blobs.setdefault(ref["hash"], path)
+        old, new, diff = (event.get(k) for k in ("media_ref_old", "media_ref_new", "media_ref_diff"))
+        if all(isinstance(r, dict) for r in (old, new, diff)):
+            diffs.setdefault(diff["hash"], (old["hash"], new["hash"], path))
+    return blobs, diffs
+
+
+def section_key(section: Section) -> str:
+    """Content address of a section (title and text): the same section in two versions of an output is one file."""
+    return hashlib.sha256(f"{section.title}\x1f{section.text}".encode()).hexdigest()[:16]
+
+
+def _rng(seed: int, key: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}\x1f{key}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+@dataclass
+class _Plan:
+    """One trajectory's renders, made but not yet parsed (parsing is batched over several trajectories)."""
+
+    source: Path
+    dest: Path
+    blobs: dict[str, str]  # blob hash -> file path
+    diffs: dict[str, tuple[str, str, str]]
+    layout: dict[str, list[tuple[Section, str]]]  # blob hash -> its sections and their keys
+    unique: dict[str, tuple[Section, str]]  # section key -> (section, format)
+    files: dict[str, bytes]  # section key -> rendered bytes
+
+
+def _plan(source: Path, dest: Path, seed: int) -> _Plan:
+    """Copy the trajectory to `dest` and render each distinct section of its text outputs once."""
+    shutil.copytree(source, dest)
+    events = json.loads((source / "events.json").read_text(encoding="utf-8"))
+    blobs, diffs = render_targets(events if isinstance(events, list) else [])
+    layout: dict[str, list[tuple[Section, str]]] = {}
+    unique: dict[str, tuple[Section, str]] = {}
+    for digest, path in sorted(blobs.items()):
+        text = (source / "media" / "blobs" / f"{digest}.blob").read_text(encoding="utf-8")
+        for section in split_output(text, path):
+            key = section_key(section)
+            unique.setdefault(key, (section, choose_format(section, _rng(seed, key))))
+            layout.setdefault(digest, []).append((section, key))
+    files = {key: render_section(section, fmt) for key, (section, fmt) in unique.items()}
+    return _Plan(source, dest, blobs, diffs, layout, unique, files)
+
+
+def _record(section: Section, key: str, fmt: str, data: bytes, view: str, transcribed: bool) -> dict[str, Any]:
+    loss = measure(section, fmt, view, transcribed=transcribed)
+    return {"path": f"{RENDERS}/{key}.{extension(fmt)}", "format": fmt, "section": section.index,
+            "title": section.title, "bytes": len(data), "source_words": loss.source_words,
+            "recovered_words": loss.recovered_words, "table_flattened": loss.table_flattened,
+            "image_without_text": loss.image_without_text, "audio_without_transcript": loss.audio_without_transcript}
+
+
+def _finish(plan: _Plan, views: dict[str, str], transcribed: bool) -> list[dict[str, Any]]:
+    """Write the renders, the parsed blobs and diffs, the manifest and the report of one planned trajectory."""
+    media = plan.dest / "media"
+    for key, (_, fmt) in plan.unique.items():
+        atomic.write_bytes(media / RENDERS / f"{key}.{extension(fmt)}", plan.files[key])
+    manifest = json.loads((media / "manifest.json").read_text(encoding="utf-8")) if (
+        media / "manifest.json").is_file() else {"version": 1, "entries": {}}
+    parsed, rows = {}, []
+    for digest, sections in sorted(plan.layout.items()):
+        parsed[digest] = "\n".join(views[key] for _, key in sections)
+        records = [_record(sec, key, plan.unique[key][1], plan.files[key], views[key], transcribed)
+                   for sec, key in sections]
+        atomic.write_text(media / "blobs" / f"{digest}.blob", parsed[digest])
+        entry = manifest["entries"].setdefault(digest, {"type": "blob", "original_path": plan.blobs[digest]})
+        entry.update(rendered=records, parsed_chars=len(parsed[digest]))
+        rows += [{"trajectory_id": plan.source.name, "blob": digest, "original_path": plan.blobs[digest], **r}
+                 for r in records]
+    for digest, (old, new, path) in sorted(plan.diffs.items()):
+        atomic.write_text(media / "diffs" / f"{digest}.diff", unified_diff(parsed[old], parsed[new], path))
+        manifest["entries"].setdefault(digest, {"type": "diff", "original_path": path})["parsed_diff"] = True
+    manifest["setting"] = SETTING
+    atomic.write_json(media / "manifest.json", manifest)
+    atomic.write_json(media / RENDERS / "report.json", rows)
+    return rows
+
+
+def render_trajectories(pairs: list[tuple[Path, Path]], *, seed: int, transcribe: Transcriber | None = None
+                        ) -> list[list[dict[str, Any]]]:
+    """Write the multimodal copy of each (source trajectory folder, dest) pair; their parse-report rows.
+    The renders of all of them are parsed in one batch (one OCR process: its start-up is most of a small batch)."""
+    plans = [_plan(Path(src), Path(dest), seed) for src, dest in pairs]
+    order = [(plan, key) for plan in plans for key in plan.unique]
+    views = parse_files([(plan.files[key], plan.unique[key][1]) for plan, key in order], transcribe=transcribe)
+    by_plan: dict[int, dict[str, str]] = {}
+    for (plan, key), view in zip(order, views, strict=True):
+        by_plan.setdefault(id(plan), {})[key] = view
+    return [_finish(plan, by_plan.get(id(plan), {}), transcribe is not None) for plan in plans]
+
+
+def render_trajectory(source: Path, dest: Path, *, seed: int, transcribe: Transcriber | None = None
+                      ) -> list[dict[str, Any]]:
+    """Write the multimodal copy of one trajectory folder into `dest`; its parse-report rows."""
+    return render_trajectories([(source, dest)], seed=seed, transcribe=transcribe)[0]
+
+
+def _chunk(sources: list[str], out: str, seed: int) -> list[str]:
+    """Worker: render a few trajectories into hidden temp folders of `out`/signal, then rename each into place."""
+    signal = Path(out) / "signal"
+    tmp = Path(tempfile.mkdtemp(prefix=".chunk.", dir=signal))
+    try:
+        pairs = [(Path(src), tmp / Path(src).name) for src in sources]
+        render_trajectories(pairs, seed=seed)
+        for _, dest in pairs:
+            dest.rename(signal / dest.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [Path(src).name for src in sources]
+
+
+@dataclass(frozen=True)
+class MultimodalReport:
+    out: Path
+    trajectories: int
+    built: int  # rendered by this call (the rest were already there)
+    report: pl.DataFrame  # parse_report.csv: one row per rendered file
+
+    def __str__(self) -> str:
+        r = self.report
+        if r.is_empty():
+            return f"{self.out}: {self.trajectories} trajectories, no text outputs to render"
+        lines = [f"{self.out}: {self.trajectories} trajectories ({self.built} rendered now), {distinct(r).height} "
+                 f"files ({r.height} section renders over {r['blob'].n_unique()} output snapshots)"]
+        for row in loss_summary(r).iter_rows(named=True):
+            lines.append(f"  {row['format']:<10} {row['files']:>6} files  {100 * row['recovered']:5.1f}% of words "
+                         f"recovered  {row['tables_flattened']} tables flattened  {row['images_without_text']} "
+                         f"images without text  {row['audio_without_transcript']} untranscribed")
+        return "\n".join(lines)
+
+
+def distinct(report: pl.DataFrame) -> pl.DataFrame:
+    """One row per rendered file (a section kept between two versions of an output is one file)."""
+    return report.unique(["trajectory_id", "path"], keep="first", maintain_order=True)
+
+
+def loss_summary(report: pl.DataFrame) -> pl.DataFrame:
+    """Per format, over distinct files: how many, the share of their words the parse recovered, and the
+    structure it lost."""
+    return (distinct(report).group_by("format").agg(
+        pl.len().alias("files"), (pl.col("recovered_words").sum() / pl.col("source_words").sum()).alias("recovered"),
+        pl.col("table_flattened").sum().alias("tables_flattened"),
+        pl.col("image_without_text").sum().alias("images_without_text"),
+        pl.col("audio_without_transcript").sum().alias("audio_without_transcript"))
+        .sort("files", "format", descending=[True, False]))
+
+
+def _manifest(source: Path, seed: int) -> dict[str, Any]:
+    try:
+        info = json.loads((source / "corpus.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MultimodalError(f"{source}: no readable corpus.json ({exc}); build the text corpus first "
+                              "(`filegram corpus --out DIR`)") from None
+    if info.get("setting", "text") != "text":
+        raise MultimodalError(f"{source} is already the {info['setting']} setting; give the text corpus")
+    return {**info, "setting": SETTING, "render": {"version": BUILD_VERSION, "seed": seed, "source": str(source),
+                                                   "source_engine": info.get("engine")}}
+
+
+def _check_out(out: Path, manifest: dict[str, Any]) -> None:
+    path = out / "corpus.json"
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        same = {k: v for k, v in old.items() if k != "render"} == {k: v for k, v in manifest.items() if k != "render"}
+        if not same or {k: v for k, v in old.get("render", {}).items() if k != "source"} != {
+                k: v for k, v in manifest["render"].items() if k != "source"}:
+            raise MultimodalError(f"{out} holds a multimodal build of another corpus, seed or version; "
+                                  "give another --out or delete it")
+    elif out.exists() and any(out.iterdir()):
+        raise MultimodalError(f"{out} is not empty and holds no multimodal corpus.json; give an empty folder")
+
+
+def default_dir(text_corpus: str | Path) -> Path:
+    """Where the multimodal setting of a text corpus lives by default: beside it (data/corpus_multimodal)."""
+    text_corpus = Path(text_corpus)
+    return text_corpus.with_name(f"{text_corpus.name}_{SETTING}")
+
+
+def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, workers: int | None = None,
+                     progress: bool | None = None) -> MultimodalReport:
+    """The multimodal setting of the text corpus `source`, built (or finished) in `out`."""
+    source, out = Path(source), Path(out)
+    manifest = _manifest(source, seed)
+    _check_out(out, manifest)
+    signal = out / "signal"
+    signal.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(out / "corpus.json", manifest)
+    for stale in signal.glob(".*"):  # an interrupted worker's temp folder
+        shutil.rmtree(stale, ignore_errors=True)
+    for name in _TOP_LEVEL:
+        if (source / name).is_file():
+            shutil.copyfile(source / name, out / name)
+    if (source / "truth").is_dir() and not (out / "truth").exists():
+        shutil.copytree(source / "truth", out / "truth")
+    todo = sorted(d for d in (source / "signal").iterdir() if (d / "events.json").is_file()
+                  and not (signal / d.name / "events.json").is_file())
+    total = sum(1 for d in (source / "signal").iterdir() if (d / "events.json").is_file())
+    workers = max(1, min(workers or multiprocessing.cpu_count(), len(todo) or 1))
+    bar = tqdm(total=len(todo), desc="rendering outputs", unit="traj",
+               disable=None if progress is None else not progress)
+    _run(todo, out, seed, workers, lambda names: bar.update(len(names)))
+    bar.close()
+    report = _merged_report(signal)
+    atomic.write_text(out / REPORT_FILE, report.write_csv())
+    return MultimodalReport(out, total, len(todo), report)
+
+
+def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[[list[str]], None]) -> None:
+    chunks = [[str(d) for d in todo[i:i + CHUNK]] for i in range(0, len(todo), CHUNK)]
+    if workers == 1:
+        for chunk in chunks:
+            done(_chunk(chunk, str(out), seed))
+        return
+    # spawned, not forked: a forked child of a process that already ran polars can deadlock
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for future in as_completed([pool.submit(_chunk, chunk, str(out), seed) for chunk in chunks]):
+            done(future.result())
+
+
+REPORT_SCHEMA = {"trajectory_id": pl.String, "blob": pl.String, "original_path": pl.String, "path": pl.String,
+                 "format": pl.String, "section": pl.Int64, "title": pl.String, "bytes": pl.Int64,
+                 "source_words": pl.Int64, "recovered_words": pl.Int64, "table_flattened": pl.Boolean,
+                 "image_without_text": pl.Boolean, "audio_without_transcript": pl.Boolean}
+
+
+def _merged_report(signal: Path) -> pl.DataFrame:
+    rows = [row for d in sorted(signal.iterdir()) if (d / "media" / RENDERS / "report.json").is_file()
+            for row in json.loads((d / "media" / RENDERS / "report.json").read_text(encoding="utf-8"))]
+    return pl.DataFrame(rows, schema=REPORT_SCHEMA)
+
+
+def parse_report(corpus: str | Path) -> pl.DataFrame:
+    """A multimodal corpus' parse report (one row per rendered file)."""
+    path = Path(corpus) / REPORT_FILE
+    if not path.is_file():
+        raise MultimodalError(f"{corpus}: no {REPORT_FILE}; is it a multimodal corpus (`filegram corpus "
+                              "--setting multimodal`)?")
+    return pl.read_csv(path, schema=REPORT_SCHEMA)

@@ -1,0 +1,250 @@
+"""The multimodal setting: sections, every renderer's round trip through the shared parser, and the build."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from filegram_kit.cli import main
+from filegram_kit.engine import build_corpus
+from filegram_kit.multimodal import (
+    MultimodalError,
+    Section,
+    build_multimodal,
+    choose_format,
+    loss_summary,
+    measure,
+    parse_files,
+    parse_report,
+    render_section,
+    split_output,
+)
+from filegram_kit.multimodal.build import render_targets
+from filegram_kit.multimodal.parse import tokens
+from filegram_kit.multimodal.render import TABLE_FORMATS, TEXT_FORMATS, narration_text
+from filegram_kit.multimodal.sections import MAX_CHARS
+from filegram_kit.traces import load_trajectories
+
+pytestmark = pytest.mark.skipif(not (shutil.which("tesseract") and shutil.which("espeak-ng")),
+                                reason="needs Debian's tesseract-ocr and espeak-ng (`make setup` installs them)")
+
+PROSE = Section(0, "Quarterly review", "## Quarterly review\n\nRevenue grew twelve percent in the third quarter "
+                "while costs fell.\n\n- Follow up with Alice Wong about the Orion merger\n- Archive the signed "
+                "contracts before Friday\n\nThe board approved the budget for the new Jakarta office.\n")
+TABLE_TEXT = "## Units by region\n\nIntro line about the regions.\n\n| Region | Units |\n|---|---|\n| North | 12 |\n" \
+             "| South | 30 |\n| East | 7 |\n"
+TABLE = split_output(TABLE_TEXT, "report.md")[0]
+
+
+def _parsed(section: Section, fmt: str, **kw) -> str:
+    return parse_files([(render_section(section, fmt), fmt)], **kw)[0]
+
+
+@pytest.mark.parametrize(("fmt", "floor"), [("pdf", 0.95), ("docx", 0.95), ("pptx", 0.95), ("page.png", 0.8)])
+def test_text_renders_give_their_words_back_through_the_parser(fmt, floor):
+    view = _parsed(PROSE, fmt)
+    loss = measure(PROSE, fmt, view)
+    assert loss.recovered >= floor, (fmt, view)
+    assert "orion" in view.lower() and "jakarta" in view.lower()
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx"])
+def test_the_fast_office_writers_read_back_like_the_library_encoders(fmt):
+    import docx
+    import pptx
+
+    from filegram_kit.documents import text_of_bytes
+    from filegram_kit.multimodal.render import markup
+    from filegram_kit.workspace.content import InputFile
+    from filegram_kit.workspace.formats import render
+
+    section = Section(0, "Q3 <review> & plan", "## Q3 <review> & plan\n\nIntro.\n\n## Risks\n\n- churn & cost\n")
+    ours = render_section(section, fmt)
+    library = render(InputFile(f"x.{fmt}", fmt, section.title, markup(section)))
+    assert text_of_bytes(ours, fmt) == text_of_bytes(library, fmt)
+    opened = docx.Document(io.BytesIO(ours)) if fmt == "docx" else pptx.Presentation(io.BytesIO(ours))
+    assert opened.core_properties.title == section.title
+    assert render_section(section, fmt) == ours  # same bytes every time
+
+
+def test_a_page_image_carries_no_text_of_its_own_only_ocr_recovers_it():
+    from PIL import Image
+
+    data = render_section(PROSE, "page.png")
+    with Image.open(io.BytesIO(data)) as img:
+        assert not (img.text or {}), "a page image with its text in the metadata would need no OCR"
+    assert b"Jakarta" not in data
+
+
+def test_a_sheet_keeps_the_grid_and_the_notes_and_a_chart_its_labels():
+    sheet = _parsed(TABLE, "xlsx")
+    assert "North,12" in sheet and "South,30" in sheet and "Intro line about the regions." in sheet
+    assert measure(TABLE, "xlsx", sheet).recovered == 1.0
+    chart = _parsed(TABLE, "chart.png").lower()
+    assert "units by region" in chart and "north" in chart and "south" in chart
+
+
+def test_a_table_rendered_as_a_document_is_reported_flattened():
+    view = _parsed(TABLE, "pdf")
+    assert "North | 12" in view
+    assert measure(TABLE, "pdf", view).table_flattened and not measure(TABLE, "xlsx", _parsed(TABLE, "xlsx")
+                                                                       ).table_flattened
+
+
+def test_narration_is_real_speech_that_offline_parsing_cannot_read():
+    import av
+
+    data = render_section(PROSE, "mp3")
+    with av.open(io.BytesIO(data)) as container:
+        seconds = container.duration / 1_000_000
+        assert container.metadata.get("title") == "Quarterly review"
+        samples = np.concatenate([f.to_ndarray().ravel() for f in container.decode(audio=0)])
+    words = len(narration_text(PROSE).split())
+    assert 0.15 * words < seconds < 1.0 * words  # spoken at about 220 words a minute, not a tone or silence
+    assert np.abs(samples).max() > 0.05
+    offline = _parsed(PROSE, "mp3")
+    loss = measure(PROSE, "mp3", offline)
+    assert loss.audio_without_transcript and loss.recovered < 0.3 and "Quarterly review" in offline
+    heard = _parsed(PROSE, "mp3", transcribe=lambda _: narration_text(PROSE))
+    assert measure(PROSE, "mp3", heard, transcribed=True).recovered > 0.6
+
+
+def test_chinese_text_is_lost_by_the_pdf_and_the_loss_is_measured():
+    zh = Section(0, "资料梳理", "## 资料梳理\n\n本文档基于三份资料，对文件系统健康检查进行了系统的梳理与说明。\n")
+    assert measure(zh, "pdf", _parsed(zh, "pdf")).recovered < 0.3  # the core PDF font has no CJK glyphs
+    assert measure(zh, "docx", _parsed(zh, "docx")).recovered == 1.0
+
+
+def test_sections_keep_every_word_and_stay_small():
+    text = "# Title\n\nIntro.\n\n" + "".join(f"## Part {i}\n\n" + "word " * 60 + "\n\n" for i in range(8))
+    sections = split_output(text, "notes.md")
+    assert len(sections) >= 4
+    assert sum((tokens(s.text) for s in sections), start=tokens("")) == tokens(text)
+    assert all(len(s.text) <= MAX_CHARS + 80 for s in sections)
+    assert [s.index for s in sections] == list(range(len(sections)))
+    csv = split_output("name,qty\napple,3\npear,4\n", "data.csv")
+    assert len(csv) == 1 and csv[0].rows == (("name", "qty"), ("apple", "3"), ("pear", "4"))
+
+
+def test_format_choice_follows_the_content_and_the_seed():
+    draws = [choose_format(PROSE, np.random.default_rng(s)) for s in range(200)]
+    assert set(draws) == set(TEXT_FORMATS) and not {"xlsx", "chart.png"} & set(draws)
+    assert {choose_format(TABLE, np.random.default_rng(s)) for s in range(200)} == set(TABLE_FORMATS)
+    words = split_output("## Names\n\n| a | b |\n|---|---|\n| x | y |\n", "t.md")[0]
+    assert "chart.png" not in {choose_format(words, np.random.default_rng(s)) for s in range(200)}  # no numbers
+    assert draws == [choose_format(PROSE, np.random.default_rng(s)) for s in range(200)]
+
+
+# -- the build -------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def text_corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("text") / "corpus"
+    build_corpus(out, profiles=["p1", "p3"], tasks=["T-12", "T-18"], workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def mm_corpus(text_corpus, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("mm") / "corpus_multimodal"
+    build_multimodal(text_corpus, out, seed=0, workers=1, progress=False)
+    return out
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_event_logs_are_byte_identical_and_only_media_changes(text_corpus, mm_corpus):
+    for src in sorted((text_corpus / "signal").iterdir()):
+        dest = mm_corpus / "signal" / src.name
+        for name in ("events.json", "summary.json"):
+            assert (dest / name).read_bytes() == (src / name).read_bytes()
+    changed = {k for k, v in _files(text_corpus / "signal").items() if _files(mm_corpus / "signal").get(k) != v}
+    assert changed and all("/media/" in k for k in changed)
+
+
+def test_every_text_output_is_replaced_by_the_parse_of_its_renders(text_corpus, mm_corpus):
+    report = parse_report(mm_corpus)
+    for src in sorted((text_corpus / "signal").iterdir()):
+        events = json.loads((src / "events.json").read_text(encoding="utf-8"))
+        blobs, diffs = render_targets(events)
+        manifest = json.loads((mm_corpus / "signal" / src.name / "media" / "manifest.json").read_text())
+        assert manifest["setting"] == "multimodal"
+        for digest in blobs:
+            original = (src / "media" / "blobs" / f"{digest}.blob").read_text(encoding="utf-8")
+            now = (mm_corpus / "signal" / src.name / "media" / "blobs" / f"{digest}.blob").read_text(encoding="utf-8")
+            entry = manifest["entries"][digest]
+            assert entry["rendered"] and now != original
+            media = mm_corpus / "signal" / src.name / "media"
+            files = [((media / r["path"]).read_bytes(), r["format"]) for r in entry["rendered"]]
+            assert now == "\n".join(parse_files(files))
+        assert set(report.filter(report["trajectory_id"] == src.name)["blob"]) == set(blobs)
+        for digest in diffs:
+            assert manifest["entries"][digest]["parsed_diff"]
+    files = report.unique(["trajectory_id", "path"]).height
+    assert report.height >= files >= 10 and loss_summary(report)["files"].sum() == files
+
+
+def test_the_setting_loads_like_any_corpus_and_methods_read_the_parse(text_corpus, mm_corpus):
+    text = {t.id: t for t in load_trajectories(text_corpus, progress=False)}
+    trajs = load_trajectories(mm_corpus, progress=False)
+    assert len(trajs) == len(text) == 4 and not trajs.quarantine
+    rendered = kept = 0
+    for traj in trajs:
+        for event in traj.events:
+            ref = event.fields.get("media_ref")
+            if event.event_type != "file_write" or not ref:
+                continue
+            if str(event.fields["file_path"]).endswith((".md", ".txt", ".csv")):
+                assert traj.content(ref) != text[traj.id].content(ref)
+                rendered += 1
+            else:  # drafts, code, snapshots: not rendered, unchanged
+                assert traj.content(ref) == text[traj.id].content(ref)
+                kept += 1
+    assert rendered and kept
+
+
+def test_the_build_is_deterministic_resumes_and_refuses_another_seed(text_corpus, mm_corpus, tmp_path):
+    again = tmp_path / "again"
+    build_multimodal(text_corpus, again, seed=0, workers=2, progress=False)
+    assert _files(again) == _files(mm_corpus)
+    victim = sorted((again / "signal").iterdir())[1]
+    shutil.rmtree(victim)
+    report = build_multimodal(text_corpus, again, seed=0, workers=1, progress=False)
+    assert report.built == 1 and _files(again) == _files(mm_corpus)
+    with pytest.raises(MultimodalError, match="another corpus, seed or version"):
+        build_multimodal(text_corpus, again, seed=1, workers=1, progress=False)
+    other = tmp_path / "seed1"
+    build_multimodal(text_corpus, other, seed=1, workers=1, progress=False)
+    assert parse_report(other)["format"].to_list() != parse_report(mm_corpus)["format"].to_list()
+    with pytest.raises(MultimodalError, match="already the multimodal setting"):
+        build_multimodal(mm_corpus, tmp_path / "twice", workers=1, progress=False)
+
+
+def test_a_rendered_file_opens_beside_its_source_section(mm_corpus):
+    from filegram_kit.multimodal import examples, open_rendered
+
+    shown = examples(parse_report(mm_corpus), per_format=1)
+    assert shown["format"].n_unique() == shown.height >= 4
+    for row in shown.iter_rows(named=True):
+        opened = open_rendered(mm_corpus, row)
+        assert opened.loss.source_words == row["source_words"] and opened.loss.recovered_words == row["recovered_words"]
+        assert row["title"] in opened.source
+
+
+def test_cli_builds_the_setting_and_checks_its_arguments(text_corpus, tmp_path, capsys):
+    out = tmp_path / "cli_mm"
+    assert main(["corpus", "--setting", "multimodal", "--from", str(text_corpus), "--out", str(out),
+                 "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "section renders" in printed and "of words recovered" in printed
+    assert (out / "parse_report.csv").is_file()
+    assert main(["corpus", "--from", str(text_corpus), "--out", str(tmp_path / "x")]) == 2
+    assert "--setting multimodal" in capsys.readouterr().err
