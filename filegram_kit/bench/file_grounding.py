@@ -1,0 +1,108 @@
+"""Track 4 File Grounding: Track 1-3 questions whose evidence is in the user's outputs, to be answered
+from the multimodal setting (the same event logs, the outputs rendered as files: filegram_kit/multimodal).
+
+    items, report = build_file_grounding("data/corpus", seed=0)       # 550 at the paper's 640 trajectories
+    evaluate(items, "data/corpus_multimodal", methods, ...)            # the multimodal setting
+    evaluate(items, "data/corpus", methods, ...)                       # the same items, text setting
+
+The paper: "answer the same behavioral questions as Tracks 1-3, but with file outputs presented as
+rendered PDFs and images" (550, mixed). So the drafts come from the six multiple-choice generators of
+Tracks 1-3, drawn with File Grounding's own seed stream, and a draft is kept only when
+
+- its evidence is in the outputs (`output_evidence`): a question about production (B) or cross-modal
+  behaviour (F), an attribute under those dimensions, the language or role the outputs are written in,
+  or a whole-profile question (a portrait, a held-out task, an impostor session), whose evidence
+  includes every output; questions about reading, folders, edits or deletions alone are not; and
+- the evidence supports its key exactly as for Tracks 1-3 (the ideal observer picks it clearly and the
+  oracle agrees), with the same key balancing and placement (generate.py).
+
+Each source sub-task gets a share of the 550 in proportion to its paper count. An item keeps its
+source's sub_class (so the observer, the oracle and the audit read it as they read the source), names
+the source in `metadata["source_sub_track"]`, and says `metadata["setting"] = "multimodal"`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..llm.tasks import LETTERS
+from ..schema import ATTRIBUTES
+from .drafts import Draft
+from .facts import CorpusFacts, corpus_facts
+from .generate import GENERATORS, PAPER_TRAJECTORIES, PLACERS, SubTaskReport, _place, _sample, _supported, _unique
+from .schema import SUB_TRACKS, Item
+
+SUB_TRACK, TRACK, ABBR, PAPER_COUNT = "file_grounding", "T4_multimodal", "FileGrd", 550
+SETTING = "multimodal"
+SOURCES = tuple(s for s, (_, _, _, options) in SUB_TRACKS.items() if options != (0, 0))  # the six MCQ sub-tasks
+OUTPUT_DIMENSIONS = frozenset({"B", "F"})
+OUTPUT_IDENTITY = frozenset({"language", "role"})
+_SEED_STREAM = 100  # File Grounding's generator seeds: [seed, 100 + source index], apart from Tracks 1-3'
+
+
+def output_evidence(draft: Draft) -> bool:
+    """Whether the draft's evidence includes the user's outputs (see the module docstring)."""
+    attribute, dimension = draft.metadata.get("attribute"), draft.metadata.get("dimension")
+    if attribute:
+        known = ATTRIBUTES.get(attribute)
+        return attribute in OUTPUT_IDENTITY or bool(known and OUTPUT_DIMENSIONS & set(known.dimensions))
+    if dimension:
+        return dimension in OUTPUT_DIMENSIONS
+    return True
+
+
+def source_shares(total: int) -> dict[str, int]:
+    """`total` items over the source sub-tasks, in proportion to their paper counts (largest remainders)."""
+    counts = {s: SUB_TRACKS[s][2] for s in SOURCES}
+    exact = {s: total * c / sum(counts.values()) for s, c in counts.items()}
+    shares = {s: int(x) for s, x in exact.items()}
+    for s in sorted(exact, key=lambda s: (shares[s] - exact[s], SOURCES.index(s)))[:total - sum(shares.values())]:
+        shares[s] += 1
+    return shares
+
+
+def target_count(facts: CorpusFacts) -> int:
+    """550, scaled by the corpus' size relative to the paper's 640 trajectories."""
+    return max(1, round(PAPER_COUNT * facts.n_trajectories / PAPER_TRAJECTORIES))
+
+
+def _drafts(facts: CorpusFacts, seed: int, source: str, want: int) -> tuple[list[Draft], int, int]:
+    """(picked drafts, drafted, kept) of one source sub-task."""
+    rng = np.random.default_rng([seed, _SEED_STREAM + SOURCES.index(source)])
+    drafts = GENERATORS[source](facts, rng)
+    kept = [d for d in drafts if output_evidence(d) and _supported(d, facts)]
+    picked = _sample(_unique(kept), want, rng, source) if kept else []
+    if source in PLACERS:
+        picked = PLACERS[source](picked, facts)
+    return picked, len(drafts), len(kept)
+
+
+def _item(n: int, draft: Draft, placed: tuple, seed: int) -> Item:
+    options, option_facts, where = placed
+    prefix = f"{ABBR.lower()}_s{seed}" if seed else ABBR.lower()
+    meta = {**draft.metadata, "item_seed": seed, "source_sub_track": draft.sub_track, "setting": SETTING,
+            "option_facts": list(option_facts)}
+    return Item(f"{prefix}_{n:04d}", TRACK, SUB_TRACK, draft.sub_class, draft.channel, draft.profile_id,
+                draft.inputs, draft.question, options, LETTERS[where], meta)
+
+
+def file_grounding_from_facts(facts: CorpusFacts, *, seed: int = 0) -> tuple[list[Item], SubTaskReport]:
+    """(items, report) of File Grounding for a corpus' facts."""
+    target = target_count(facts)
+    picked: list[Draft] = []
+    drafted = kept = 0
+    for source, want in source_shares(target).items():
+        chosen, n_drafted, n_kept = _drafts(facts, seed, source, want)
+        picked += chosen
+        drafted, kept = drafted + n_drafted, kept + n_kept
+    rng = np.random.default_rng([seed, _SEED_STREAM + len(SOURCES)])
+    items = [_item(n, d, placed, seed) for n, (d, placed) in enumerate(zip(picked, _place(picked, rng),
+                                                                             strict=True), 1)]
+    return items, SubTaskReport(SUB_TRACK, drafted, drafted - kept, len(items), target)
+
+
+def build_file_grounding(corpus: str | Path, *, seed: int = 0) -> tuple[list[Item], SubTaskReport]:
+    """File Grounding items for a (text or multimodal) corpus: both share their facts."""
+    return file_grounding_from_facts(corpus_facts(corpus), seed=seed)

@@ -1,0 +1,250 @@
+"""Track 4 Visual Grounding: the first half of a session's screen recording; predict what comes next.
+
+    items = visual_grounding_items("data/corpus", seed=0)              # 100 at the paper's 640 trajectories
+    build_visual_setting("data/corpus", "data/corpus_visual", items)   # the first halves, as a memory sees them
+    judged = judge_prediction(answer_text, item)                        # operations, targets, naming -> 0-100
+
+The paper gives the first half of a real participant's screen recording and asks for the subsequent
+file operations and behavioural patterns (free-form, 100 items). Ours are replays of engine
+sessions (multimodal/replay.py draws the file manager; a `filegram record` session works the same);
+the item's input is the **captioned** first half: the video is read back by OCR into events
+(offline; a keyed backend could caption the frames instead) and written as a trajectory of its own in
+the visual setting's corpus, so a memory never sees the event log, only what the screen showed.
+
+The rubric judge scores an answer against the second half's own steps on three parts, each 0-1:
+operations (F1 of the kinds of action named vs done), targets (F1 of the file and folder names named
+vs touched) and naming (F1 of the naming-style tags, e.g. dated, versioned, snake_case, extension, of
+the file names named vs touched); the score is their mean x 100, and the Likert 1-5 is read off it.
+Controls as for Profile Reconstruction: the reference itself scores high, an echo of the question
+scores near 0, and another session's reference scores lower than the right one (`controls`).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import atomic
+from ..multimodal.replay import ROOT, caption_video, gui_steps, record_replay
+from ..tasks import get_task
+from .inputs import TrajectoryStore
+from .schema import Item
+
+SUB_TRACK, TRACK, ABBR, PAPER_COUNT, PAPER_TRAJECTORIES = "visual_grounding", "T4_multimodal", "VisGrd", 100, 640
+MIN_STEPS = 8  # a session shorter than this has too little of either half
+SETTING = "visual"
+# words an answer may use for each on-screen action
+ACTION_WORDS = {"READ": ("read", "open", "review", "view", "look"), "WRITE": ("write", "create", "save", "draft"),
+                "EDIT": ("edit", "revise", "update", "modify", "change"), "MKDIR": ("folder", "directory", "mkdir"),
+                "COPY": ("copy", "backup", "duplicate"), "MOVE": ("move", "file into", "organize", "organise"),
+                "RENAME": ("rename",), "DELETE": ("delete", "remove", "clean"), "BROWSE": ("browse", "list"),
+                "SEARCH": ("search", "grep", "find")}
+_NAME = re.compile(r"[\w\-.()]+\.[A-Za-z0-9]{1,5}\b")
+
+
+def _paths(step_target: str) -> list[str]:
+    return [p.strip() for p in step_target.split(" -> ") if p.strip() and p.strip() != ROOT]
+
+
+def naming_style(name: str) -> frozenset[str]:
+    """Style tags of a file name: dated, versioned, snake, kebab, spaced, camel, and its extension."""
+    stem, _, ext = name.rpartition(".")
+    tags = {f".{ext.lower()}"} if stem else set()
+    stem = stem or name
+    checks = {"dated": r"\d{4}-\d{2}-\d{2}|\d{8}", "versioned": r"(?i)(^|[_\-\s])v\d+|final|draft|old|copy",
+              "snake": r"[a-z0-9]_[a-z0-9]", "kebab": r"[a-z0-9]-[a-z]", "spaced": r"\s", "camel": r"[a-z][A-Z]"}
+    return frozenset(tags | {tag for tag, pattern in checks.items() if re.search(pattern, stem)})
+
+
+@dataclass(frozen=True)
+class Judged:
+    operations: float
+    targets: float
+    naming: float
+
+    @property
+    def score(self) -> float:
+        return round(100 * (self.operations + self.targets + self.naming) / 3, 1)
+
+    @property
+    def likert(self) -> int:
+        return 1 + int(round(4 * self.score / 100))
+
+
+def _f1(predicted: set, actual: set) -> float:
+    if not predicted and not actual:
+        return 1.0
+    hit = len(predicted & actual)
+    return 0.0 if not hit else 2 * hit / (len(predicted) + len(actual))
+
+
+def _named_actions(text: str) -> set[str]:
+    low = text.lower()
+    return {action for action, words in ACTION_WORDS.items() if any(re.search(rf"\b{w}", low) for w in words)}
+
+
+def judge_prediction(answer: str, future: dict[str, Any]) -> Judged:
+    """The rubric judgement of a free-form prediction against the second half (`item.metadata["future"]`)."""
+    actions = set(future["actions"])
+    targets = {p.rsplit("/", 1)[-1].lower() for p in future["targets"]}
+    named = {n.lower() for n in _NAME.findall(answer)} | {t for t in targets if t and t in answer.lower()}
+    styles_done = set().union(*(naming_style(t) for t in targets if "." in t))
+    styles_named = set().union(*(naming_style(n) for n in _NAME.findall(answer)))
+    return Judged(_f1(_named_actions(answer), actions), _f1(named, targets), _f1(styles_named, styles_done))
+
+
+def reference_answer(future: dict[str, Any]) -> str:
+    """The reference: the second half's actions (most frequent first), what they touch, the new files' names."""
+    counts = Counter(future["sequence"])
+    words = {a: ACTION_WORDS[a][0] for a in ACTION_WORDS}
+    ops = ", ".join(f"{words[a]} x{n}" for a, n in counts.most_common())
+    names = ", ".join(dict.fromkeys(p.rsplit("/", 1)[-1] for p in future["targets"]))
+    new = ", ".join(future["created"]) or "no new files"
+    return f"Next operations: {ops}. Targets: {names}. New files: {new}."
+
+
+def _future(steps: list, seen: tuple[str, ...]) -> dict[str, Any]:
+    """What the second half does; `seen`: the paths on screen at the end of the first half."""
+    known, created = set(seen), []
+    for s in steps:
+        if s.action == "WRITE" and s.target not in known:
+            created.append(s.target.rsplit("/", 1)[-1])
+        known |= set(_paths(s.target))
+    return {"sequence": [s.action for s in steps], "actions": sorted({s.action for s in steps}),
+            "targets": sorted({p for s in steps for p in _paths(s.target)}), "created": sorted(set(created))}
+
+
+def _question(task_id: str | None) -> str:
+    task = get_task(task_id).description if task_id else "an unnamed task"
+    return (f"The screen recording shows the first half of a work session (task: {task}). Predict what the user "
+            "does next: which file operations follow, which files and folders they touch, and how any new files "
+            "are named.")
+
+
+def visual_grounding_items(corpus: str | Path, *, seed: int = 0) -> list[Item]:
+    """100 items (scaled by the corpus' size), sessions drawn evenly over the personas, at least MIN_STEPS steps."""
+    store = TrajectoryStore(corpus)
+    dirs = sorted(p.name for p in (Path(corpus) / "signal").iterdir() if (p / "events.json").is_file())
+    target = max(1, round(PAPER_COUNT * len(dirs) / PAPER_TRAJECTORIES))
+    rng = np.random.default_rng([seed, 200])
+    by_persona: dict[str, list[str]] = {}
+    for tid in rng.permutation(dirs):
+        by_persona.setdefault(str(tid).rsplit("_", 1)[0], []).append(str(tid))
+    chosen, items = [], []
+    while len(chosen) < target and any(by_persona.values()):
+        for persona in sorted(by_persona):
+            while by_persona[persona] and len(chosen) < target:
+                tid = by_persona[persona].pop()
+                if len(gui_steps(store.get(tid))) >= MIN_STEPS:
+                    chosen.append(tid)
+                    break
+    for n, tid in enumerate(chosen, 1):
+        traj = store.get(tid)
+        steps = gui_steps(traj)
+        half = len(steps) // 2
+        future = _future(steps[half:], steps[half - 1].tree)
+        prefix = f"{ABBR.lower()}_s{seed}" if seed else ABBR.lower()
+        items.append(Item(f"{prefix}_{n:04d}", TRACK, SUB_TRACK, "next_operations", "episodic", traj.profile_id or "",
+                          (tid,), _question(traj.task_id), (), reference_answer(future),
+                          {"item_seed": seed, "setting": SETTING, "future": future, "half": half,
+                           "steps": len(steps)}))
+    return items
+
+
+# -- the visual setting: what a memory of a recording gets ---------------------------------------------------
+def _observation(action: str, target: str, time_ms: float):
+    """The recorder's observation for one captioned screen action (None when the caption is unusable)."""
+    from ..record.observations import Observation, ObservationError
+
+    first, _, second = target.partition(" -> ")
+    kind = {"READ": "read", "WRITE": "write", "EDIT": "write", "MKDIR": "mkdir", "COPY": "copy", "MOVE": "move",
+            "RENAME": "move", "DELETE": "delete", "BROWSE": "browse", "SEARCH": "search"}[action]
+    try:
+        if kind == "search":
+            return Observation("search", "", time_ms, query=target, search_type="grep", source="screen")
+        path = "" if first == ROOT else first.strip("/")
+        return Observation(kind, path, time_ms, dest=second or None, is_dir=kind == "mkdir", source="screen")
+    except ObservationError:
+        return None
+
+
+def _captioned_session(tid: str, captions: list, out: Path, start_ms: float) -> tuple[Path, int]:
+    """The captioned steps as one recorded session in out/signal/<tid>; (its folder, captions dropped)."""
+    from ..record.translate import write_sessions
+
+    observations = [o for n, c in enumerate(captions) if c is not None
+                    for o in [_observation(c[0], c[1], start_ms + 1000.0 * n / 2)] if o is not None]
+    dropped = len(captions) - len(observations)
+    with tempfile.TemporaryDirectory(prefix=".visual-", dir=out / "signal") as tmp:
+        written = write_sessions(observations, tmp, name="screen", idle_gap_ms=float("inf"), seed=0)
+        dest = out / "signal" / tid
+        if written:
+            shutil.move(str(written[0]), dest)
+        else:
+            atomic.write_text(dest / "events.json", "[]\n")
+    return dest, dropped
+
+
+def build_visual_setting(corpus: str | Path, out: str | Path, items: list[Item]) -> dict[str, Any]:
+    """For each item's session: the replay of its first half (media/replay.mp4, replay.json), read back by the
+    OCR captioner into a trajectory of its own under out/signal/<id>; ground truth files copied for scoring."""
+    corpus, out = Path(corpus), Path(out)
+    (out / "signal").mkdir(parents=True, exist_ok=True)
+    store, report = TrajectoryStore(corpus), {"sessions": 0, "frames": 0, "captions_dropped": 0, "exact": 0}
+    for item in items:
+        tid = item.input_trajectories[0]
+        if (out / "signal" / tid / "events.json").is_file():
+            continue
+        traj = store.get(tid)
+        steps = gui_steps(traj)[:item.metadata["half"]]
+        video, alignment = record_replay(steps)
+        captions = caption_video(video)
+        start = min((e.timestamp for e in traj.events), default=0.0)
+        dest, dropped = _captioned_session(tid, captions, out, start)
+        atomic.write_bytes(dest / "media" / "replay.mp4", video)
+        atomic.write_json(dest / "media" / "replay.json", {"fps": 2, "frames": alignment, "captions": captions})
+        report["sessions"] += 1
+        report["frames"] += len(steps)
+        report["captions_dropped"] += dropped
+        report["exact"] += sum(c is not None and (c[0], c[1]) == (s.action, s.target) for c, s in zip(
+            captions, steps, strict=True))
+    for name in ("profiles.json", "perturbations.json", "expressed.json"):
+        if (corpus / name).is_file():
+            shutil.copyfile(corpus / name, out / name)
+    atomic.write_json(out / "corpus.json", {"setting": SETTING, "source": str(corpus), "items": len(items)})
+    return report
+
+
+def rescore(results, items: list[Item]):
+    """Result rows of Visual Grounding items with `score` replaced by the rubric judge's (0-100) and its parts
+    (`operations`, `targets`, `naming`); the harness's generic Likert judge does not read the second half."""
+    import polars as pl
+
+    future = {i.question_id: i.metadata["future"] for i in items}
+    visual = results.filter(pl.col("question_id").is_in(list(future)))
+    judged = [judge_prediction(r["answer"] or "", future[r["question_id"]]) for r in visual.iter_rows(named=True)]
+    return visual.with_columns(pl.Series("score", [j.score for j in judged], dtype=pl.Float64),
+                               pl.Series("operations", [j.operations for j in judged], dtype=pl.Float64),
+                               pl.Series("targets", [j.targets for j in judged], dtype=pl.Float64),
+                               pl.Series("naming", [j.naming for j in judged], dtype=pl.Float64))
+
+
+def controls(items: list[Item], *, shift: int = 37) -> dict[str, float]:
+    """Mean rubric score of three fixed answers: the reference (high), another session's reference (lower)
+    and an echo of the question (near 0). A judge that does not separate them is not reading the future."""
+    n = len(items)
+    if n < 2:
+        raise ValueError("controls need at least two items (the wrong answer is another item's reference)")
+    mean = lambda answers: round(float(np.mean([judge_prediction(a, i.metadata["future"]).score  # noqa: E731
+                                                for a, i in zip(answers, items, strict=True)])), 1)
+    return {"reference": mean([i.correct for i in items]),
+            "wrong_reference": mean([items[(k + shift) % n].correct if (k + shift) % n != k else ""
+                                     for k in range(n)]),
+            "echo": mean([i.question for i in items])}

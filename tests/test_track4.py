@@ -1,0 +1,164 @@
+"""Track 4: File Grounding items, the GUI replay and its captioner, Visual Grounding items and their judge."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from filegram_kit.bench.audit import audit_items
+from filegram_kit.bench.facts import corpus_facts
+from filegram_kit.bench.file_grounding import (
+    SOURCES,
+    build_file_grounding,
+    output_evidence,
+    source_shares,
+)
+from filegram_kit.bench.harness import evaluate
+from filegram_kit.bench.inputs import TrajectoryStore
+from filegram_kit.bench.visual_grounding import (
+    build_visual_setting,
+    controls,
+    judge_prediction,
+    naming_style,
+    rescore,
+    visual_grounding_items,
+)
+from filegram_kit.engine import build_corpus
+from filegram_kit.multimodal.replay import (
+    FPS,
+    caption_video,
+    draw_frame,
+    gui_steps,
+    record_replay,
+    status_text,
+    video_frames,
+)
+from filegram_kit.traces import load_trajectories
+
+needs_ocr = pytest.mark.skipif(not shutil.which("tesseract"), reason="needs Debian's tesseract-ocr (`make setup`)")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("t4") / "corpus"
+    build_corpus(out, profiles=["p1", "p3", "p7", "p12"], tasks=["T-01", "T-05", "T-12", "T-16"], workers=2,
+                 progress=False)
+    return out
+
+
+# -- File Grounding --------------------------------------------------------------------------------------------
+def test_file_grounding_keeps_only_questions_whose_evidence_is_in_the_outputs(corpus):
+    items, report = build_file_grounding(corpus, seed=0)
+    assert report.kept == len(items) and report.target == round(550 * 16 / 640)
+    assert {i.track for i in items} == {"T4_multimodal"} and {i.sub_track for i in items} == {"file_grounding"}
+    for item in items:
+        meta = item.metadata
+        assert meta["setting"] == "multimodal" and meta["source_sub_track"] in SOURCES
+        assert meta.get("dimension") in (None, "B", "F")
+        assert item.is_mcq and item.correct in "ABCDEF"[:len(item.choices)]
+    assert len({i.question_id for i in items}) == len(items)
+    assert build_file_grounding(corpus, seed=0)[0] == items  # same seed, same items
+    assert build_file_grounding(corpus, seed=1)[0] != items
+
+
+def test_file_grounding_passes_the_validity_audit(corpus):
+    items, _ = build_file_grounding(corpus, seed=0)
+    audit = audit_items(items, corpus_facts(corpus))
+    assert audit.passed, audit.reasons()
+    positions = Counter(i.answer_index for i in items if len(i.choices) == 4)
+    assert max(positions.values()) - min(positions.values()) <= max(3, len(items) // 20)
+
+
+def test_output_evidence_rule_and_shares():
+    from filegram_kit.bench.drafts import Draft
+
+    def draft(**meta):
+        return Draft("attribute_recognition", "x", "semantic", "p1", ("t",), "q", ("a", "b"), metadata=meta)
+
+    assert output_evidence(draft(dimension="B")) and output_evidence(draft(dimension="F"))
+    assert not output_evidence(draft(dimension="C")) and not output_evidence(draft(dimension="E"))
+    assert output_evidence(draft(attribute="tone")) and output_evidence(draft(attribute="language"))
+    assert not output_evidence(draft(attribute="naming")) and output_evidence(draft())
+    shares = source_shares(550)
+    assert sum(shares.values()) == 550 and shares["trace_disentanglement"] > shares["shift_analysis"]
+
+
+# -- the replay ----------------------------------------------------------------------------------------------
+@needs_ocr
+def test_replay_frames_align_with_events_and_the_captioner_reads_them_back(corpus):
+    traj = TrajectoryStore(corpus).get(sorted(p.name for p in (corpus / "signal").iterdir())[0])
+    steps = gui_steps(traj)
+    video, alignment = record_replay(steps)
+    frames = video_frames(video)
+    assert len(frames) == len(steps) == len(alignment)
+    assert [a["event_index"] for a in alignment] == [s.event_index for s in steps]
+    assert all(traj.events[a["event_index"]].event_type != "context_switch" for a in alignment)
+    assert alignment[-1]["seconds"] == (len(steps) - 1) / FPS
+    captions = caption_video(video)
+    latin = [(c, s) for c, s in zip(captions, steps, strict=True) if status_text(s).isascii()]
+    read = sum(c is not None and f"{c[0]} {c[1]}" == status_text(s) for c, s in latin)
+    assert latin and read >= 0.9 * len(latin)  # the frame font has no CJK glyphs: Chinese names are lost
+    assert all(c is None or c[0] == s.action for c, s in zip(captions, steps, strict=True))
+    assert record_replay(steps)[0] == video  # the same steps give the same bytes
+
+
+def test_a_frame_shows_the_target_in_the_tree_and_the_action_in_the_status_bar(corpus):
+    import numpy as np
+
+    traj = TrajectoryStore(corpus).get(sorted(p.name for p in (corpus / "signal").iterdir())[1])
+    step = next(s for s in gui_steps(traj) if s.action == "WRITE")
+    image = np.asarray(draw_frame(step))
+    assert step.target in step.tree
+    assert (image[:, :300] == (200, 215, 240)).all(axis=2).any()  # the cursor row is highlighted
+    assert image.shape == (450, 800, 3)
+
+
+# -- Visual Grounding ----------------------------------------------------------------------------------------
+def test_visual_grounding_items_predict_the_second_half(corpus):
+    items = visual_grounding_items(corpus, seed=0)
+    assert len(items) == round(100 * 16 / 640) and not any(i.is_mcq for i in items)
+    for item in items:
+        half, future = item.metadata["half"], item.metadata["future"]
+        steps = gui_steps(TrajectoryStore(corpus).get(item.input_trajectories[0]))
+        assert [s.action for s in steps[half:]] == future["sequence"]
+        assert item.profile_id not in item.question and "Session" not in item.correct
+
+
+def test_the_rubric_judge_separates_the_reference_from_wrong_and_echoed_answers(corpus):
+    items = visual_grounding_items(corpus, seed=0)
+    got = controls(items)
+    assert got["reference"] >= 85 > got["wrong_reference"] + 10 and got["echo"] < 30
+    future = {"sequence": ["WRITE", "RENAME"], "actions": ["RENAME", "WRITE"],
+              "targets": ["out/2026-04-21_report_v2.md"], "created": ["2026-04-21_report_v2.md"]}
+    good = judge_prediction("They will write and rename 2026-04-21_report_v2.md", future)
+    assert good.score == 100.0 and good.likert == 5
+    bad = judge_prediction("They will delete notes.txt", future)
+    assert bad.operations == 0 and bad.targets == 0 and bad.score < 30
+    assert naming_style("2026-04-21_report_v2.md") >= {"dated", "versioned", "snake", ".md"}
+
+
+@needs_ocr
+def test_the_visual_setting_is_what_the_screen_showed_and_methods_answer_from_it(corpus, tmp_path):
+    items = visual_grounding_items(corpus, seed=0)[:2]
+    report = build_visual_setting(corpus, tmp_path / "visual", items)
+    assert report["sessions"] == 2 and report["exact"] >= 0.5 * report["frames"]
+    trajs = load_trajectories(tmp_path / "visual", progress=False)
+    assert len(trajs) == 2 and not trajs.quarantine
+    for item in items:
+        seen = trajs.by_id()[item.input_trajectories[0]]
+        assert (tmp_path / "visual" / "signal" / seen.id / "media" / "replay.mp4").is_file()
+        future = set(item.metadata["future"]["targets"]) - set(
+            gui_steps(TrajectoryStore(corpus).get(seen.id))[item.metadata["half"] - 1].tree)
+        shown = {str(e.fields.get("file_path", "")) for e in seen.events}
+        assert not future & shown  # nothing of the second half leaks into what the memory gets
+    rows = evaluate(items, tmp_path / "visual", ["no_context", "full_context"], backend="offline",
+                    out=tmp_path / "run", workers=1, progress=False)
+    judged = rescore(rows, items)
+    assert judged.height == 4 and judged["error"].null_count() == 4
+    import polars as pl
+
+    by = dict(judged.group_by("method").agg(pl.col("score").mean()).iter_rows())
+    assert by["full_context"] >= by["no_context"]
