@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+from markdown_section import write_section  # benchmarks/markdown_section.py (scripts run from this folder)
 
 from filegram_kit.knowact import DEFAULT_METHODS, rates, run_knowact
 from filegram_kit.report.corpus_source import default_corpus
@@ -70,10 +71,7 @@ def main() -> None:
         results[f"{extra.name}, seed 0"] = timed(extra, methods, 0)
     text = section(methods, results)
     if args.append:
-        old = args.append.read_text(encoding="utf-8") if args.append.is_file() else ""
-        head, found, rest = old.partition(SECTION + "\n")
-        tail = rest[rest.find("\n## "):] if found and "\n## " in rest else ""
-        args.append.write_text(head.rstrip("\n") + "\n\n" + text + tail, encoding="utf-8")
+        write_section(args.append, SECTION, text)
     print(text)
 
 

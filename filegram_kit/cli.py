@@ -154,11 +154,13 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         return 0
     if args.setting == "multimodal":
         return _multimodal_corpus(args)
+    if args.setting == "visual":
+        return _visual_corpus(args)
     if args.out is None and not args.dry_run:
         print("error: give --out DIR to build a corpus or --stats DIR to compare one with the paper", file=sys.stderr)
         return 2
     if args.source is not None:
-        print("error: --from names the text corpus of --setting multimodal", file=sys.stderr)
+        print("error: --from names the text corpus of --setting multimodal or visual", file=sys.stderr)
         return 2
     if args.sample and args.profiles:
         print("error: give --profiles or --sample, not both", file=sys.stderr)
@@ -195,6 +197,22 @@ def _multimodal_corpus(args: argparse.Namespace) -> int:
     except MultimodalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _visual_corpus(args: argparse.Namespace) -> int:
+    from .bench.visual_grounding import build_visual_setting, visual_grounding_items
+
+    if args.source is None:
+        from .report.corpus_source import default_corpus
+
+        args.source = default_corpus()
+    out = args.out or args.source.with_name(f"{args.source.name}_visual")
+    items = visual_grounding_items(args.source, seed=args.seed)
+    report = build_visual_setting(args.source, out, items)
+    print(f"{out}: the first halves of {report['sessions']} sessions (Visual Grounding, item seed {args.seed}) "
+          f"replayed as screen recordings and read back by OCR: {report['exact']} of {report['frames']} frames "
+          f"captioned exactly, {report['captions_dropped']} unusable")
     return 0
 
 
@@ -279,11 +297,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "folder names), to test that a method reads behaviour, not wording; one pack per --out folder")
     p.add_argument("--dry-run", action="store_true", help="with --agent llm: print the calls, tokens and cost the "
                    "backend would be sent, spending nothing")
-    p.add_argument("--setting", choices=("text", "multimodal"), default="text", help="text (default): the engine's "
-                   "Markdown outputs; multimodal: the same event logs with every text output rendered as PDF, DOCX, "
-                   "PPTX, XLSX, PNG and MP3 sections (from --from, rendered with --seed)")
-    p.add_argument("--from", dest="source", type=Path, metavar="DIR", help="with --setting multimodal: the text "
-                   "corpus to render (default: data/corpus, built on first use; --out defaults to DIR_multimodal)")
+    p.add_argument("--setting", choices=("text", "multimodal", "visual"), default="text", help="text (default): the "
+                   "engine's Markdown outputs; multimodal: the same event logs with every text output rendered as "
+                   "PDF, DOCX, PPTX, XLSX, PNG and MP3 sections (from --from, rendered with --seed); visual: the "
+                   "first halves of the Visual Grounding sessions (item seed --seed) as screen recordings, "
+                   "captioned back into trajectories")
+    p.add_argument("--from", dest="source", type=Path, metavar="DIR", help="with --setting multimodal or visual: the "
+                   "text corpus (default: data/corpus, built on first use; --out defaults to DIR_multimodal or "
+                   "DIR_visual)")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("fingerprint", help="the 17-D procedural fingerprint (paper Table 6) of each trajectory")

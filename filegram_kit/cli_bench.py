@@ -40,15 +40,34 @@ def cmd_bench_build(args: argparse.Namespace) -> int:
         items += built
         reports += [{"seed": seed, **r.__dict__} for r in report]
     path = write_items(items, args.out)
-    table = paper_comparison(items)
+    track4 = _track4(args) if args.track4 else []
+    table = paper_comparison(items + track4)
     _emit(table.select("track", "abbr", "sub_track", "ours", "paper_count", "note"), "table")
     print("\ndrafts per sub-task: redrawn = the evidence did not support the key (ideal observer or oracle)")
     _emit(pl.DataFrame(reports), "table")
     print(f"wrote {len(items)} items to {path} (paper: {table['paper_count'].sum():,} over 4 tracks)")
+    if track4:
+        print(f"wrote {len(track4)} Track 4 items to {args.track4}: answer File Grounding from the multimodal "
+              "setting (`filegram corpus --setting multimodal`) and Visual Grounding from the visual one "
+              "(`filegram corpus --setting visual`)")
     if args.no_audit:
         return 0
     print("\naudit (choices-only adversary, key position, task prior, ideal observer):")
-    return _print_audit(audit_per_seed(items, corpus_facts(args.corpus)))
+    return _print_audit(audit_per_seed(items + [i for i in track4 if i.is_mcq], corpus_facts(args.corpus)))
+
+
+def _track4(args: argparse.Namespace) -> list:
+    """File Grounding and Visual Grounding items of every seed, written to --track4 (kept apart from tracks 1-3:
+    they are answered from other settings of the corpus)."""
+    from .bench.file_grounding import build_file_grounding
+    from .bench.items import write_items
+    from .bench.visual_grounding import visual_grounding_items
+
+    items = []
+    for seed in args.seeds or [args.seed]:
+        items += build_file_grounding(args.corpus, seed=seed)[0] + visual_grounding_items(args.corpus, seed=seed)
+    write_items(items, args.track4)
+    return items
 
 
 def cmd_bench_audit(args: argparse.Namespace) -> int:
@@ -115,6 +134,8 @@ def add_bench(sub, fmt: argparse.ArgumentParser) -> None:
                    "(ids carry the seed; the sets share input sets, so one evaluation ingests each once)")
     p.add_argument("--no-audit", action="store_true", help="skip the validity audit (it exits 1 when a sub-task "
                    "fails)")
+    p.add_argument("--track4", type=Path, metavar="FILE", help="also build Track 4 (File Grounding, Visual "
+                   "Grounding) into FILE; the audit then covers File Grounding too")
     p.set_defaults(func=cmd_bench_build)
 
     p = actions.add_parser("audit", help="can the items be answered without the traces? choices-only adversary, "

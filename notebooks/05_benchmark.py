@@ -25,7 +25,11 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
+    from filegram_kit.bench.file_grounding import build_file_grounding
+    from filegram_kit.bench.visual_grounding import controls as visual_controls
+    from filegram_kit.bench.visual_grounding import visual_grounding_items
     from filegram_kit.multimodal import build_multimodal, default_dir, examples, loss_summary, open_rendered
+    from filegram_kit.multimodal.replay import caption_video, gui_steps, record_replay
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
@@ -50,7 +54,7 @@ def _():
     understanding** (attribute recognition, behavioural fingerprint, free-form profile reconstruction),
     **T2 reasoning** (behavioural inference, trace disentanglement of two interleaved sessions), **T3
     detection** (which session is anomalous, and what shifted) and T4 multimodal grounding (its
-    multimodal setting is at the end: the outputs rendered as files; its items are not built yet). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
+    items and settings are at the end: the outputs rendered as files, and sessions replayed as screen recordings). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
 
     Every method builds its memory from the item's input trajectories (anonymised: sessions named by task
     only), retrieves a context with the question, and **one shared reader** answers from that context
@@ -450,6 +454,53 @@ def _(file_pick, mm_corpus, shown_files):
                _preview, mo.hstack([mo.md(f"**The section (text setting)**\n```\n{_shown.source}\n```"),
                                     mo.md(f"**What the parser reads**\n```\n{_shown.parsed}\n```")],
                                    widths="equal")])
+    return
+
+
+@app.cell
+def _(corpus):
+    t4_items, t4_report = build_file_grounding(corpus, seed=0)
+    _by = pl.DataFrame({"source": [i.metadata["source_sub_track"] for i in t4_items]}).group_by("source").len()
+    mo.vstack([mo.md(f"""
+    ### File Grounding: {len(t4_items)} items (the paper: 550 over 640 trajectories)
+
+    The same Track 1-3 questions, kept only where the evidence is in the outputs (production and
+    cross-modal questions, the attributes under them, the language and role of the writing, and
+    whole-profile questions), then answered from the multimodal setting above instead of the text
+    one. {t4_report.drafted:,} drafts, {t4_report.redrawn:,} dropped (evidence not in the outputs or not
+    supporting the key).
+    """), mo.ui.table(_by.sort("len", descending=True), selection=None)])
+    return
+
+
+@app.cell
+def _(corpus):
+    visual_items = visual_grounding_items(corpus, seed=0)
+    replay_pick = mo.ui.dropdown({i.input_trajectories[0]: n for n, i in enumerate(visual_items)},
+                                 value=visual_items[0].input_trajectories[0], label="Session")
+    mo.vstack([mo.md(f"""
+    ## Track 4's Visual Grounding: a session as a screen recording
+
+    Each of the {len(visual_items)} items shows the **first half** of a session replayed as a file
+    manager (tree, preview, the cursor on the file, the action in the status bar) and asks what the
+    user does next. A memory gets the recording read back by OCR, never the event log; a rubric judge
+    scores the answer against the second half (operations, targets, naming). Its controls on these
+    items, mean score: {visual_controls(visual_items)}.
+    """), replay_pick])
+    return replay_pick, visual_items
+
+
+@app.cell
+def _(replay_pick, store, visual_items):
+    _item = visual_items[replay_pick.value]
+    _steps = gui_steps(store.get(_item.input_trajectories[0]))[:_item.metadata["half"]]
+    _video, _alignment = record_replay(_steps)
+    _read = caption_video(_video)
+    _frames = pl.DataFrame(_alignment).with_columns(
+        pl.Series("captioned (OCR)", [" ".join(c) if c else "(unreadable)" for c in _read]))
+    mo.vstack([mo.hstack([mo.video(_video, width=560), mo.ui.table(_frames.drop("target"), selection=None,
+                                                                    page_size=10)], widths=[3, 2]),
+               mo.md(f"**Question.** {_item.question}\n\n**Reference (the second half).** {_item.correct}")])
     return
 
 

@@ -219,8 +219,13 @@ def test_the_build_is_deterministic_resumes_and_refuses_another_seed(text_corpus
     shutil.rmtree(victim)
     report = build_multimodal(text_corpus, again, seed=0, workers=1, progress=False)
     assert report.built == 1 and _files(again) == _files(mm_corpus)
-    with pytest.raises(MultimodalError, match="another corpus, seed or version"):
+    with pytest.raises(MultimodalError, match="another corpus, seed or renderer code"):
         build_multimodal(text_corpus, again, seed=1, workers=1, progress=False)
+    manifest = json.loads((again / "corpus.json").read_text())
+    manifest["render"]["code"] = "0" * 16  # as if an older renderer had built it
+    (again / "corpus.json").write_text(json.dumps(manifest))
+    with pytest.raises(MultimodalError, match="renderer code"):
+        build_multimodal(text_corpus, again, seed=0, workers=1, progress=False)
     other = tmp_path / "seed1"
     build_multimodal(text_corpus, other, seed=1, workers=1, progress=False)
     assert parse_report(other)["format"].to_list() != parse_report(mm_corpus)["format"].to_list()
@@ -248,3 +253,31 @@ def test_cli_builds_the_setting_and_checks_its_arguments(text_corpus, tmp_path, 
     assert (out / "parse_report.csv").is_file()
     assert main(["corpus", "--from", str(text_corpus), "--out", str(tmp_path / "x")]) == 2
     assert "--setting multimodal" in capsys.readouterr().err
+
+
+def test_bad_source_data_is_refused_naming_the_file_event_and_field(text_corpus, tmp_path):
+    from filegram_kit.multimodal.build import render_targets
+
+    events = [{"event_type": "file_write", "file_path": "out/a.md", "media_ref": {"type": "blob", "hash": 7}}]
+    with pytest.raises(MultimodalError, match=r"x/events.json: event 0, field 'media_ref'"):
+        render_targets(events, "x/events.json")
+    broken = tmp_path / "broken"
+    shutil.copytree(text_corpus, broken)
+    victim = next(p for p in sorted((broken / "signal").glob("*/media/blobs/*.blob"))
+                  if p.stem in render_targets(json.loads((p.parents[2] / "events.json").read_text()))[0])
+    victim.unlink()
+    with pytest.raises(MultimodalError, match=f"{victim.name}.*cannot be read"):
+        build_multimodal(broken, tmp_path / "out", workers=1, progress=False)
+
+
+def test_a_missing_system_tool_is_named_with_its_install_command(monkeypatch):
+    import filegram_kit.multimodal.parse as parse_module
+    import filegram_kit.multimodal.render as render_module
+    from filegram_kit.multimodal import ParseError, RenderError
+
+    monkeypatch.setattr(render_module.shutil, "which", lambda _: None)
+    with pytest.raises(RenderError, match="apt-get install espeak-ng"):
+        render_section(PROSE, "mp3")
+    monkeypatch.setattr(parse_module.shutil, "which", lambda _: None)
+    with pytest.raises(ParseError, match="apt-get install tesseract-ocr"):
+        parse_files([(b"png", "page.png")])

@@ -162,3 +162,38 @@ def test_the_visual_setting_is_what_the_screen_showed_and_methods_answer_from_it
 
     by = dict(judged.group_by("method").agg(pl.col("score").mean()).iter_rows())
     assert by["full_context"] >= by["no_context"]
+
+
+def test_a_recorded_session_becomes_a_visual_grounding_item(tmp_path):
+    from filegram_kit.record.observations import Observation
+    from filegram_kit.record.translate import write_sessions
+
+    kinds = [("read", "notes/a.md"), ("read", "notes/b.md"), ("mkdir", "reports"), ("write", "reports/draft.md"),
+             ("read", "notes/c.md"), ("write", "reports/draft.md"), ("write", "reports/2026-05-01_summary.md"),
+             ("move", "reports/draft.md"), ("delete", "notes/c.md"), ("write", "reports/2026-05-02_summary.md")]
+    observations = [Observation(k, p, 1_800_000_000_000 + 5000 * n, dest="archive/draft.md" if k == "move" else None,
+                                is_dir=k == "mkdir", content=None if k != "write" else f"# v{n}\n", source="watchdog")
+                    for n, (k, p) in enumerate(kinds)]
+    write_sessions(observations, tmp_path, name="me")
+    items = visual_grounding_items(tmp_path, seed=0)
+    assert len(items) == 1 and "an unnamed task" in items[0].question
+    future = items[0].metadata["future"]
+    assert "DELETE" in future["actions"] and "2026-05-02_summary.md" in future["created"]
+    assert judge_prediction(items[0].correct, future).score >= 85
+
+
+@needs_ocr
+def test_cli_writes_track4_items_and_the_visual_setting(corpus, tmp_path, capsys):
+    from filegram_kit.bench.items import load_items
+    from filegram_kit.cli import main
+
+    assert main(["bench", "build", "--corpus", str(corpus), "--out", str(tmp_path / "items.parquet"), "--track4",
+                 str(tmp_path / "t4.parquet"), "--no-audit"]) == 0
+    t4 = load_items(tmp_path / "t4.parquet")
+    assert Counter(i.sub_track for i in t4) == {"file_grounding": len(build_file_grounding(corpus)[0]),
+                                                "visual_grounding": round(100 * 16 / 640)}
+    assert "Track 4 items" in capsys.readouterr().out
+    assert main(["corpus", "--setting", "visual", "--from", str(corpus), "--out", str(tmp_path / "visual")]) == 0
+    assert "captioned exactly" in capsys.readouterr().out
+    ids = {i.input_trajectories[0] for i in t4 if i.sub_track == "visual_grounding"}
+    assert {p.name for p in (tmp_path / "visual" / "signal").iterdir()} == ids

@@ -21,6 +21,7 @@ scores near 0, and another session's reference scores lower than the right one (
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -192,10 +193,35 @@ def _captioned_session(tid: str, captions: list, out: Path, start_ms: float) -> 
     return dest, dropped
 
 
+VISUAL_SOURCES = ("multimodal/replay.py", "multimodal/parse.py", "bench/visual_grounding.py", "record/*.py",
+                  "media.py", "schema.py", "documents.py")
+
+
+def visual_code() -> str:
+    """sha256 (16 hex) of the code that decides the visual setting: the replay, the captioner, the recorder."""
+    from ..code_closure import PACKAGE, digest
+
+    return digest([p for pattern in VISUAL_SOURCES for p in PACKAGE.glob(pattern)])[:16]
+
+
+def _manifest(corpus: Path, out: Path) -> dict[str, Any]:
+    info = json.loads((corpus / "corpus.json").read_text(encoding="utf-8")) if (corpus / "corpus.json").is_file() \
+        else {}
+    manifest = {**info, "setting": SETTING, "visual": {"source": str(corpus), "code": visual_code()}}
+    if (out / "corpus.json").is_file():
+        old = json.loads((out / "corpus.json").read_text(encoding="utf-8"))
+        if old.get("visual", {}).get("code") != manifest["visual"]["code"] or old.get("engine") != info.get("engine"):
+            raise ValueError(f"{out} holds a visual setting built from another corpus or by other code; "
+                             "delete it or give another folder")
+    return manifest
+
+
 def build_visual_setting(corpus: str | Path, out: str | Path, items: list[Item]) -> dict[str, Any]:
     """For each item's session: the replay of its first half (media/replay.mp4, replay.json), read back by the
-    OCR captioner into a trajectory of its own under out/signal/<id>; ground truth files copied for scoring."""
+    OCR captioner into a trajectory of its own under out/signal/<id>; ground truth files copied for scoring.
+    Sessions already there are kept (another item seed adds its own)."""
     corpus, out = Path(corpus), Path(out)
+    manifest = _manifest(corpus, out)
     (out / "signal").mkdir(parents=True, exist_ok=True)
     store, report = TrajectoryStore(corpus), {"sessions": 0, "frames": 0, "captions_dropped": 0, "exact": 0}
     for item in items:
@@ -218,7 +244,7 @@ def build_visual_setting(corpus: str | Path, out: str | Path, items: list[Item])
     for name in ("profiles.json", "perturbations.json", "expressed.json"):
         if (corpus / name).is_file():
             shutil.copyfile(corpus / name, out / name)
-    atomic.write_json(out / "corpus.json", {"setting": SETTING, "source": str(corpus), "items": len(items)})
+    atomic.write_json(out / "corpus.json", manifest)
     return report
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from tqdm.auto import tqdm
 
 from .. import atomic
 from ..media import unified_diff
+from ..schema import MEDIA_REF_FIELDS
 from .parse import Transcriber, measure, parse_files
 from .render import choose_format, extension, render_section
 from .sections import Section, split_output
@@ -44,6 +46,8 @@ BUILD_VERSION = 1
 RENDERED_TYPES = frozenset({"md", "markdown", "txt", "csv"})
 REPORT_FILE = "parse_report.csv"
 RENDERS = "renders"
+RENDER_SOURCES = ("multimodal/build.py", "multimodal/parse.py", "multimodal/render.py", "multimodal/sections.py",
+                  "multimodal/ooxml.py", "workspace/formats.py", "workspace/content.py", "documents.py", "media.py")
 CHUNK = 8  # trajectories per work unit: one OCR process for all their images
 _TOP_LEVEL = ("profiles.json", "perturbations.json", "expressed.json")
 
@@ -56,21 +60,33 @@ def _rendered(path: Any) -> bool:
     return isinstance(path, str) and path.rsplit(".", 1)[-1].lower() in RENDERED_TYPES
 
 
-def render_targets(events: list[dict[str, Any]]) -> tuple[dict[str, str], dict[str, tuple[str, str, str]]]:
+def _hash(ref: Any, where: str, index: int, name: str) -> str | None:
+    """The hash of a media reference of a rendered file (None: no reference); a malformed one is an error."""
+    if ref is None:
+        return None
+    digest = ref.get("hash") if isinstance(ref, dict) else None
+    if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{8,64}", digest):
+        raise MultimodalError(f"{where}: event {index}, field '{name}': expected a media reference with a hex "
+                              f"'hash', got {ref!r:.80}")
+    return digest
+
+
+def render_targets(events: list[dict[str, Any]], where: str = "events.json"
+                   ) -> tuple[dict[str, str], dict[str, tuple[str, str, str]]]:
     """(blob hash -> file path, diff hash -> (old blob, new blob, file path)) of the text outputs to render."""
     blobs: dict[str, str] = {}
     diffs: dict[str, tuple[str, str, str]] = {}
-    for event in events:
-        path = event.get("file_path")
+    for index, event in enumerate(events):
+        path = event.get("file_path") if isinstance(event, dict) else None
         if not _rendered(path):
             continue
-        refs = [event.get(k) for k in ("media_ref", "media_ref_old", "media_ref_new")]
-        for ref in refs:
-            if isinstance(ref, dict) and ref.get("type") == "blob":
-                blobs.setdefault(ref["hash"], path)
-        old, new, diff = (event.get(k) for k in ("media_ref_old", "media_ref_new", "media_ref_diff"))
-        if all(isinstance(r, dict) for r in (old, new, diff)):
-            diffs.setdefault(diff["hash"], (old["hash"], new["hash"], path))
+        found = {k: _hash(event.get(k), where, index, k) for k in MEDIA_REF_FIELDS}
+        for name in ("media_ref", "media_ref_old", "media_ref_new"):
+            if found[name] and event[name].get("type", "blob") == "blob":
+                blobs.setdefault(found[name], path)
+        old, new, diff = found["media_ref_old"], found["media_ref_new"], found["media_ref_diff"]
+        if old and new and diff:
+            diffs.setdefault(diff, (old, new, path))
     return blobs, diffs
 
 
@@ -101,11 +117,18 @@ def _plan(source: Path, dest: Path, seed: int) -> _Plan:
     """Copy the trajectory to `dest` and render each distinct section of its text outputs once."""
     shutil.copytree(source, dest)
     events = json.loads((source / "events.json").read_text(encoding="utf-8"))
-    blobs, diffs = render_targets(events if isinstance(events, list) else [])
+    if not isinstance(events, list):
+        raise MultimodalError(f"{source / 'events.json'}: expected a JSON array of events")
+    blobs, diffs = render_targets(events, str(source / "events.json"))
     layout: dict[str, list[tuple[Section, str]]] = {}
     unique: dict[str, tuple[Section, str]] = {}
     for digest, path in sorted(blobs.items()):
-        text = (source / "media" / "blobs" / f"{digest}.blob").read_text(encoding="utf-8")
+        blob = source / "media" / "blobs" / f"{digest}.blob"
+        try:
+            text = blob.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MultimodalError(f"{blob}: the snapshot of {path} that events.json references cannot be read as "
+                                  f"text ({type(exc).__name__}); is the source a complete text corpus?") from None
         for section in split_output(text, path):
             key = section_key(section)
             unique.setdefault(key, (section, choose_format(section, _rng(seed, key))))
@@ -226,7 +249,15 @@ def _manifest(source: Path, seed: int) -> dict[str, Any]:
     if info.get("setting", "text") != "text":
         raise MultimodalError(f"{source} is already the {info['setting']} setting; give the text corpus")
     return {**info, "setting": SETTING, "render": {"version": BUILD_VERSION, "seed": seed, "source": str(source),
-                                                   "source_engine": info.get("engine")}}
+                                                   "source_engine": info.get("engine"), "code": render_code()}}
+
+
+def render_code() -> str:
+    """sha256 (16 hex) of the code that decides a multimodal file's bytes (RENDER_SOURCES; not the import
+    closure, which reaches the package's __init__ and so every module it imports)."""
+    from ..code_closure import PACKAGE, digest
+
+    return digest([p for pattern in RENDER_SOURCES for p in PACKAGE.glob(pattern)])[:16]
 
 
 def _check_out(out: Path, manifest: dict[str, Any]) -> None:
@@ -236,7 +267,7 @@ def _check_out(out: Path, manifest: dict[str, Any]) -> None:
         same = {k: v for k, v in old.items() if k != "render"} == {k: v for k, v in manifest.items() if k != "render"}
         if not same or {k: v for k, v in old.get("render", {}).items() if k != "source"} != {
                 k: v for k, v in manifest["render"].items() if k != "source"}:
-            raise MultimodalError(f"{out} holds a multimodal build of another corpus, seed or version; "
+            raise MultimodalError(f"{out} holds a multimodal build of another corpus, seed or renderer code; "
                                   "give another --out or delete it")
     elif out.exists() and any(out.iterdir()):
         raise MultimodalError(f"{out} is not empty and holds no multimodal corpus.json; give an empty folder")
