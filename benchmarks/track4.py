@@ -2,13 +2,13 @@
 parse loss, the visual setting, and every Table 3 method on File Grounding (text vs multimodal) and Visual
 Grounding.
 
-    python benchmarks/track4.py [--append BENCHMARKS.md] [--workers 2]
+    python benchmarks/track4.py [--seeds 0,1] [--append BENCHMARKS.md] [--workers 2]
 
 Each setting is built from empty into a temporary folder beside the default corpus (built or found first,
 not timed); the evaluations write into temporary results folders. File Grounding is answered on both the
 text and the multimodal setting (the same 550 items), so a method's change when outputs are rendered is a
 paired difference, with a 95% interval from resampling personas (`bench.readout.pack_differences` does the
-same for Table 3's columns).
+same for Table 3's columns); `--seeds 0,1` repeats that comparison on a second draw of items.
 """
 
 from __future__ import annotations
@@ -63,8 +63,11 @@ def paired_change(text: pl.DataFrame, mm: pl.DataFrame, *, n_boot: int = 2000, s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seeds", default="0", help="item seeds of the text-vs-multimodal comparison (the first "
+                        "one is also timed)")
     parser.add_argument("--append", type=Path, help="write the section into this Markdown file (replaces one)")
     args = parser.parse_args()
+    seeds = [int(x) for x in args.seeds.split(",") if x]
     corpus, methods = default_corpus(progress=False), list(TABLE3_METHODS)
     run = dict(backend="offline", workers=args.workers, executor="process", progress=False)
     with tempfile.TemporaryDirectory(prefix="filegram-bench-t4-", dir=corpus.parent) as tmp:
@@ -76,6 +79,11 @@ def main() -> None:
         mm_rows, t_fg_mm = timed(lambda: evaluate(fg, tmp / "mm", methods, out=tmp / "r_mm", **run))
         text_rows, t_fg_text = timed(lambda: evaluate(fg, corpus, methods, out=tmp / "r_text", **run))
         vg_rows, t_vg = timed(lambda: evaluate(vg, tmp / "visual", methods, out=tmp / "r_vg", **run))
+        changes = {seeds[0]: paired_change(text_rows, mm_rows)}
+        for seed in seeds[1:]:
+            other = build_file_grounding(corpus, seed=seed)[0]
+            changes[seed] = paired_change(evaluate(other, corpus, methods, out=tmp / f"r_text{seed}", **run),
+                                          evaluate(other, tmp / "mm", methods, out=tmp / f"r_mm{seed}", **run))
     lines = [SECTION, "", f"`python benchmarks/track4.py` on {platform.machine()}, {os.cpu_count()} cores, "
              f"{args.workers} workers; each setting built from an empty folder.", "", "| step | seconds |", "|---|---|",
              f"| multimodal setting: {loss_summary(mm.report)['files'].sum():,} files rendered and parsed "
@@ -97,10 +105,12 @@ def main() -> None:
     lines += [f"| {r['format']} | {r['files']} | {100 * r['recovered']:.1f} | {r['tables_flattened']} | "
               f"{r['images_without_text']} | {r['audio_without_transcript']} |"
               for r in loss_summary(mm.report).iter_rows(named=True)]
-    lines += ["", f"File Grounding accuracy (%), the same {len(fg)} items in both settings; change = multimodal - "
-              "text [95% CI, personas resampled]:", "", "| method | text | multimodal | change |", "|---|---|---|---|"]
-    lines += [f"| {r['method']} | {r['text']:.1f} | {r['multimodal']:.1f} | {r['change']:+.1f} [{r['lo']:.1f}, "
-              f"{r['hi']:.1f}] |" for r in paired_change(text_rows, mm_rows).iter_rows(named=True)]
+    for seed, change in changes.items():
+        lines += ["", f"File Grounding accuracy (%), item seed {seed}: the same {len(fg)} items in both settings; "
+                  "change = multimodal - text [95% CI, personas resampled]:", "",
+                  "| method | text | multimodal | change |", "|---|---|---|---|"]
+        lines += [f"| {r['method']} | {r['text']:.1f} | {r['multimodal']:.1f} | {r['change']:+.1f} [{r['lo']:.1f}, "
+                  f"{r['hi']:.1f}] |" for r in change.iter_rows(named=True)]
     judged = rescore(vg_rows, vg).group_by("method", maintain_order=True).agg(
         pl.col("score").mean(), pl.col("operations", "targets", "naming").mean())
     lines += ["", f"Visual Grounding rubric score (0-100) over {len(vg)} items, and its parts (0-1); judge controls: "
