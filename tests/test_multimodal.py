@@ -281,3 +281,13 @@ def test_a_missing_system_tool_is_named_with_its_install_command(monkeypatch):
     monkeypatch.setattr(parse_module.shutil, "which", lambda _: None)
     with pytest.raises(ParseError, match="apt-get install tesseract-ocr"):
         parse_files([(b"png", "page.png")])
+
+
+def test_a_folder_of_trajectories_without_a_manifest_renders_too(text_corpus, tmp_path):
+    foreign = tmp_path / "release"
+    shutil.copytree(text_corpus / "signal", foreign / "signal")  # the official release has no corpus.json
+    report = build_multimodal(foreign, tmp_path / "out", workers=1, progress=False)
+    assert report.trajectories == 4 and report.report.height > 0
+    assert json.loads((tmp_path / "out" / "corpus.json").read_text())["setting"] == "multimodal"
+    with pytest.raises(MultimodalError, match="no signal/ folder"):
+        build_multimodal(tmp_path / "nowhere", tmp_path / "out2", workers=1, progress=False)

@@ -241,11 +241,16 @@ def loss_summary(report: pl.DataFrame) -> pl.DataFrame:
 
 
 def _manifest(source: Path, seed: int) -> dict[str, Any]:
+    """The setting's corpus.json: the source's (a folder of trajectories without one, e.g. the official
+    release or a recording, is taken as it is) with the render's seed, source and code."""
+    if not (source / "signal").is_dir():
+        raise MultimodalError(f"{source}: no signal/ folder of trajectories; give a corpus root "
+                              "(`filegram corpus --out DIR` builds one)")
     try:
-        info = json.loads((source / "corpus.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise MultimodalError(f"{source}: no readable corpus.json ({exc}); build the text corpus first "
-                              "(`filegram corpus --out DIR`)") from None
+        info = json.loads((source / "corpus.json").read_text(encoding="utf-8")) if (
+            source / "corpus.json").is_file() else {}
+    except ValueError as exc:
+        raise MultimodalError(f"{source / 'corpus.json'}: not valid JSON ({exc})") from None
     if info.get("setting", "text") != "text":
         raise MultimodalError(f"{source} is already the {info['setting']} setting; give the text corpus")
     return {**info, "setting": SETTING, "render": {"version": BUILD_VERSION, "seed": seed, "source": str(source),
