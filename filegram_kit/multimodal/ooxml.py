@@ -24,20 +24,31 @@ _STYLES = {"title": "Title", "heading": "Heading2", "bullet": "ListBullet", "par
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+def _split(saved: bytes, per_file: tuple[str, ...]) -> tuple[bytes, dict[str, str]]:
+    """(a library's saved empty file, normalised, without the `per_file` parts; those parts' text)."""
+    src = zipfile.ZipFile(io.BytesIO(normalise_zip(saved)))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename not in per_file:
+                dst.writestr(info, src.read(info))
+    return out.getvalue(), {name: src.read(name).decode("utf-8") for name in per_file}
+
+
 @cache
-def _template() -> tuple[bytes, str, str]:
-    """(the template zip without the per-file parts, its document.xml, its core.xml)."""
+def _template() -> tuple[bytes, dict[str, str]]:
+    """python-docx's empty document, split (`_split`)."""
     import docx
 
     buf = io.BytesIO()
     docx.Document().save(buf)
-    src = zipfile.ZipFile(io.BytesIO(normalise_zip(buf.getvalue())))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename not in _PER_FILE:
-                dst.writestr(info, src.read(info))
-    return out.getvalue(), src.read(_PER_FILE[0]).decode("utf-8"), src.read(_PER_FILE[1]).decode("utf-8")
+    return _split(buf.getvalue(), _PER_FILE)
+
+
+def _titled(core: str, title: str) -> str:
+    """docProps/core.xml with `title` as its title."""
+    return re.sub(r"<dc:title\s*/>|<dc:title>[^<]*</dc:title>",
+                  f"<dc:title>{escape(_INVALID_XML.sub('', title))}</dc:title>", core, count=1)
 
 
 def _paragraph(style: str, text: str) -> str:
@@ -54,12 +65,11 @@ def _entry(name: str) -> zipfile.ZipInfo:
 
 def docx_bytes(title: str, blocks: list[tuple[str, str]]) -> bytes:
     """A DOCX of (style, text) blocks (styles: title, heading, bullet, para) with `title` as its title."""
-    static, document, core = _template()
+    static, parts = _template()
     body = "".join(_paragraph(style, text) for style, text in blocks)
-    document = document.replace("<w:body>", "<w:body>" + body, 1)
-    core = re.sub(r"<dc:title\s*/>|<dc:title>[^<]*</dc:title>",
-                  f"<dc:title>{escape(_INVALID_XML.sub('', title))}</dc:title>", core, count=1)
-    core = re.sub(r"<dc:creator>[^<]*</dc:creator>", "<dc:creator>filegram_kit</dc:creator>", core, count=1)
+    document = parts[_PER_FILE[0]].replace("<w:body>", "<w:body>" + body, 1)
+    core = re.sub(r"<dc:creator>[^<]*</dc:creator>", "<dc:creator>filegram_kit</dc:creator>",
+                  _titled(parts[_PER_FILE[1]], title), count=1)
     buf = io.BytesIO(static)
     with zipfile.ZipFile(buf, "a", zipfile.ZIP_DEFLATED) as out:
         out.writestr(_entry(_PER_FILE[0]), document.encode("utf-8"))
@@ -82,18 +92,12 @@ _LAYOUTS = {"title": ("slideLayout1.xml", '<p:ph type="ctrTitle"/>', '<p:ph type
 
 @cache
 def _deck_template() -> tuple[bytes, dict[str, str]]:
-    """(python-pptx's empty deck without the per-file parts, those parts' text)."""
+    """python-pptx's empty deck, split (`_split`)."""
     import pptx
 
     buf = io.BytesIO()
     pptx.Presentation().save(buf)
-    src = zipfile.ZipFile(io.BytesIO(normalise_zip(buf.getvalue())))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename not in _DECK_PER_FILE:
-                dst.writestr(info, src.read(info))
-    return out.getvalue(), {name: src.read(name).decode("utf-8") for name in _DECK_PER_FILE}
+    return _split(buf.getvalue(), _DECK_PER_FILE)
 
 
 def _shape(n: int, name: str, placeholder: str, lines: list[str]) -> str:
@@ -143,8 +147,7 @@ def pptx_bytes(title: str, blocks: list[tuple[str, str]]) -> bytes:
     types = parts["[Content_Types].xml"].replace("</Types>", "".join(
         f'<Override PartName="/ppt/slides/slide{i + 1}.xml" ContentType="{_SLIDE_TYPE}"/>'
         for i in range(len(slides))) + "</Types>")
-    core = re.sub(r"<dc:title\s*/>|<dc:title>[^<]*</dc:title>",
-                  f"<dc:title>{escape(_INVALID_XML.sub('', title))}</dc:title>", parts["docProps/core.xml"], count=1)
+    core = _titled(parts["docProps/core.xml"], title)
     buf = io.BytesIO(static)
     with zipfile.ZipFile(buf, "a", zipfile.ZIP_DEFLATED) as out:
         for name, text in (("[Content_Types].xml", types), ("ppt/presentation.xml", presentation),
