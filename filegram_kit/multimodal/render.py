@@ -119,7 +119,8 @@ def _xlsx(section: Section) -> bytes:
     return encode_document(InputFile("section.xlsx", "xlsx", section.title, buf.getvalue(), kind="table"))
 
 
-def _font(size: int = FONT_SIZE):
+def pil_font(size: int = FONT_SIZE):
+    """Pillow's scalable default font (the page image's, the chart's and the replay's)."""
     from PIL import ImageFont
 
     return ImageFont.load_default(size=size)
@@ -138,7 +139,7 @@ def page_image(section: Section) -> bytes:
     lines = [w for line in markup(section).splitlines() for w in (textwrap.wrap(line, PAGE_COLUMNS) or [""])]
     lines = lines[:PAGE_LINES]
     image = Image.new("L", (PAGE_WIDTH, 2 * MARGIN + LINE_HEIGHT * len(lines)), 255)
-    draw, font, bold = ImageDraw.Draw(image), _font(), _font(FONT_SIZE + 4)
+    draw, font, bold = ImageDraw.Draw(image), pil_font(), pil_font(FONT_SIZE + 4)
     for n, line in enumerate(lines):
         heading = n == 0 or line.startswith("## ")
         draw.text((MARGIN, MARGIN + n * LINE_HEIGHT), line.removeprefix("## "), fill=0, font=bold if heading else font)
@@ -162,8 +163,8 @@ def chart_image(section: Section) -> bytes:
     top = max(max(values, default=0.0), 1e-9)
     width, height, base, bar = 120 + 70 * len(data), 420, 340, 44
     image = Image.new("L", (width, height), 255)
-    draw, font = ImageDraw.Draw(image), _font(14)
-    draw.text((MARGIN, 12), f"{section.title}: {header[col]}", fill=0, font=_font(18))
+    draw, font = ImageDraw.Draw(image), pil_font(14)
+    draw.text((MARGIN, 12), f"{section.title}: {header[col]}", fill=0, font=pil_font(18))
     draw.line((60, base, width - 20, base), fill=0, width=2)
     for i, (row, value) in enumerate(zip(data, values, strict=True)):
         x = 80 + 70 * i

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..schema import Trajectory
 from .parse import ocr
+from .render import pil_font
 
 FRAME_W, FRAME_H, TREE_W, STATUS_H, FPS = 800, 450, 300, 34, 2
 TREE_ROWS, PREVIEW_LINES, FONT = 17, 16, 15
@@ -100,18 +101,12 @@ def status_text(step: GuiStep) -> str:
     return f"{step.action} {step.target}"[:STATUS_CHARS]
 
 
-def _font(size: int = FONT):
-    from PIL import ImageFont
-
-    return ImageFont.load_default(size=size)
-
-
 def draw_frame(step: GuiStep):
     """One screen: tree pane on the left with the cursor on the target, preview on the right, status bar."""
     from PIL import Image, ImageDraw
 
     image = Image.new("RGB", (FRAME_W, FRAME_H), (250, 250, 250))
-    draw, font = ImageDraw.Draw(image), _font()
+    draw, font = ImageDraw.Draw(image), pil_font(FONT)
     draw.rectangle((0, 0, TREE_W, FRAME_H - STATUS_H), fill=(236, 239, 244))
     current = step.target.split(" -> ")[-1]
     rows = list(step.tree)
@@ -127,7 +122,7 @@ def draw_frame(step: GuiStep):
         draw.text((TREE_W + 14, 10 + n * 22), line, fill=(40, 40, 40), font=font)
     draw.rectangle((0, FRAME_H - STATUS_H, FRAME_W, FRAME_H), fill=(255, 255, 255))
     draw.line((0, FRAME_H - STATUS_H, FRAME_W, FRAME_H - STATUS_H), fill=(160, 160, 160))
-    draw.text((10, FRAME_H - STATUS_H + 7), status_text(step), fill=(0, 0, 0), font=_font(17))
+    draw.text((10, FRAME_H - STATUS_H + 7), status_text(step), fill=(0, 0, 0), font=pil_font(17))
     return image
 
 
