@@ -8,7 +8,9 @@ assessment from the context, then the `judge_attribute` task scores 1-5 whether 
 reference *value* of the item's attribute (metadata "attribute" and "tier"; offline: which tier's
 cue phrases the answer asserts, so restating the attribute asserts nothing and a neighbouring value
 earns partial credit), rescaled to 0-100 as in paper Table 3. Free-form items without an attribute
-fall back to `judge_likert` (offline: coverage/contradiction rubric).
+fall back to `judge_likert` (offline: coverage/contradiction rubric). Visual Grounding items (metadata
+"future": the session's second half) are scored by the rubric judge of visual_judge.py, for every backend:
+its 0-100 score is kept as is (not rounded to a Likert step), and its Likert is read off it.
 A reply that does not parse is an error of category "parse" and scores 0, never a silent guess.
 """
 
@@ -21,6 +23,7 @@ from ..llm.tasks import LETTERS, LikertScore, ParseError
 from ..memory.base import Context
 from ..schema import ATTRIBUTES, Tier
 from .schema import Item
+from .visual_judge import judge_prediction
 
 OPEN_ANSWER_WORDS = 60
 PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent detail",
@@ -33,7 +36,8 @@ PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent d
 class Answer:
     question_id: str
     answer: str  # the chosen letter, or the free-form text
-    score: float  # 1/0 for multiple choice; the rescaled Likert score (0-100) for free-form
+    score: float  # 1/0 for multiple choice; the rescaled Likert score (0-100) for free-form (Visual Grounding: the
+    # rubric's 0-100)
     confidence: float = 0.0
     likert: int | None = None
     rationale: str = ""
@@ -59,6 +63,11 @@ def answer(item: Item, context: Context, *, backend: Any) -> Answer:
             return Answer(item.question_id, letter, float(letter == item.correct), mcq.confidence)
         with backend.phase("query"):
             text = backend.answer_open(item.question, context.text, max_words=OPEN_ANSWER_WORDS)
+        future = (item.metadata or {}).get("future")
+        if future is not None:
+            rubric = judge_prediction(text, future)
+            return Answer(item.question_id, text, rubric.score, likert=rubric.likert, rationale=(
+                f"operations {rubric.operations:.2f}, targets {rubric.targets:.2f}, naming {rubric.naming:.2f}"))
         with backend.phase("judge"):
             judged = judge_open(item, text, backend=backend)
         return Answer(item.question_id, text, likert_to_100(judged.score), likert=judged.score,

@@ -2,7 +2,7 @@
 
     items = visual_grounding_items("data/corpus", seed=0)              # 100 at the paper's 640 trajectories
     build_visual_setting("data/corpus", "data/corpus_visual", items)   # the first halves, as a memory sees them
-    judged = judge_prediction(answer_text, item)                        # operations, targets, naming -> 0-100
+    judged = judge_prediction(answer_text, item.metadata["future"])     # visual_judge.py: -> 0-100
 
 The paper gives the first half of a real participant's screen recording and asks for the subsequent
 file operations and behavioural patterns (free-form, 100 items). Ours are replays of engine
@@ -11,10 +11,8 @@ the item's input is the **captioned** first half: the video is read back by OCR 
 (offline; a keyed backend could caption the frames instead) and written as a trajectory of its own in
 the visual setting's corpus, so a memory never sees the event log, only what the screen showed.
 
-The rubric judge scores an answer against the second half's own steps on three parts, each 0-1:
-operations (F1 of the kinds of action named vs done), targets (F1 of the file and folder names named
-vs touched) and naming (F1 of the naming-style tags, e.g. dated, versioned, snake_case, extension, of
-the file names named vs touched); the score is their mean x 100, and the Likert 1-5 is read off it.
+The rubric judge (visual_judge.py) scores an answer against the second half's own steps: operations,
+targets and naming, each an F1, their mean x 100; the shared reader applies it to every backend's answers.
 Controls as for Profile Reconstruction: the reference itself scores high, an echo of the question
 scores near 0, and another session's reference scores lower than the right one (`controls`).
 """
@@ -22,11 +20,8 @@ scores near 0, and another session's reference scores lower than the right one (
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import tempfile
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,78 +32,13 @@ from ..multimodal.replay import ROOT, caption_video, gui_steps, record_replay
 from ..tasks import get_task
 from .inputs import TrajectoryStore
 from .schema import Item
+from .visual_judge import judge_prediction, reference_answer
 
 SUB_TRACK, TRACK, ABBR, PAPER_COUNT, PAPER_TRAJECTORIES = "visual_grounding", "T4_multimodal", "VisGrd", 100, 640
 MIN_STEPS = 8  # a session shorter than this has too little of either half
 SETTING = "visual"
-# words an answer may use for each on-screen action
-ACTION_WORDS = {"READ": ("read", "open", "review", "view", "look"), "WRITE": ("write", "create", "save", "draft"),
-                "EDIT": ("edit", "revise", "update", "modify", "change"), "MKDIR": ("folder", "directory", "mkdir"),
-                "COPY": ("copy", "backup", "duplicate"), "MOVE": ("move", "file into", "organize", "organise"),
-                "RENAME": ("rename",), "DELETE": ("delete", "remove", "clean"), "BROWSE": ("browse", "list"),
-                "SEARCH": ("search", "grep", "find")}
-_NAME = re.compile(r"[\w\-.()]+\.[A-Za-z0-9]{1,5}\b")
-
-
 def _paths(step_target: str) -> list[str]:
     return [p.strip() for p in step_target.split(" -> ") if p.strip() and p.strip() != ROOT]
-
-
-def naming_style(name: str) -> frozenset[str]:
-    """Style tags of a file name: dated, versioned, snake, kebab, spaced, camel, and its extension."""
-    stem, _, ext = name.rpartition(".")
-    tags = {f".{ext.lower()}"} if stem else set()
-    stem = stem or name
-    checks = {"dated": r"\d{4}-\d{2}-\d{2}|\d{8}", "versioned": r"(?i)(^|[_\-\s])v\d+|final|draft|old|copy",
-              "snake": r"[a-z0-9]_[a-z0-9]", "kebab": r"[a-z0-9]-[a-z]", "spaced": r"\s", "camel": r"[a-z][A-Z]"}
-    return frozenset(tags | {tag for tag, pattern in checks.items() if re.search(pattern, stem)})
-
-
-@dataclass(frozen=True)
-class Judged:
-    operations: float
-    targets: float
-    naming: float
-
-    @property
-    def score(self) -> float:
-        return round(100 * (self.operations + self.targets + self.naming) / 3, 1)
-
-    @property
-    def likert(self) -> int:
-        return 1 + int(round(4 * self.score / 100))
-
-
-def _f1(predicted: set, actual: set) -> float:
-    if not predicted and not actual:
-        return 1.0
-    hit = len(predicted & actual)
-    return 0.0 if not hit else 2 * hit / (len(predicted) + len(actual))
-
-
-def _named_actions(text: str) -> set[str]:
-    low = text.lower()
-    return {action for action, words in ACTION_WORDS.items() if any(re.search(rf"\b{w}", low) for w in words)}
-
-
-def judge_prediction(answer: str, future: dict[str, Any]) -> Judged:
-    """The rubric judgement of a free-form prediction against the second half (`item.metadata["future"]`)."""
-    actions = set(future["actions"])
-    targets = {p.rsplit("/", 1)[-1].lower() for p in future["targets"]}
-    named = {n.lower() for n in _NAME.findall(answer)} | {t for t in targets if t and t in answer.lower()}
-    styles_done = set().union(*(naming_style(t) for t in targets if "." in t))
-    styles_named = set().union(*(naming_style(n) for n in _NAME.findall(answer)))
-    return Judged(_f1(_named_actions(answer), actions), _f1(named, targets), _f1(styles_named, styles_done))
-
-
-def reference_answer(future: dict[str, Any]) -> str:
-    """The reference: the second half's actions (most frequent first), what they touch, the new files' names."""
-    counts = Counter(future["sequence"])
-    words = {a: ACTION_WORDS[a][0] for a in ACTION_WORDS}
-    ops = ", ".join(f"{words[a]} x{n}" for a, n in counts.most_common())
-    names = ", ".join(dict.fromkeys(p.rsplit("/", 1)[-1] for p in future["targets"]))
-    new = ", ".join(future["created"]) or "no new files"
-    return f"Next operations: {ops}. Targets: {names}. New files: {new}."
 
 
 def _future(steps: list, seen: tuple[str, ...]) -> dict[str, Any]:
