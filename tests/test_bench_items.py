@@ -13,6 +13,7 @@ import pytest
 
 from filegram_kit.bench import FIELDS, SUB_TRACKS, Item
 from filegram_kit.bench.items import (
+    APART,
     ItemError,
     from_frame,
     item_files,
@@ -267,7 +268,11 @@ def test_paper_comparison_marks_track4_and_keeps_other_sub_tracks():
     rows = {r["sub_track"]: r for r in frame.iter_rows(named=True)}
     assert rows["behavioral_inference"]["ours"] == 8 and rows["behavioral_inference"]["paper_count"] == 560
     assert rows["anomaly_detection"]["ours"] == 0
-    assert rows["file_grounding"]["ours"] is None and rows["file_grounding"]["note"] == "not built (later issue)"
+    assert rows["file_grounding"]["ours"] is None and rows["file_grounding"]["note"] == APART
+    with_t4 = paper_comparison([*balanced(), item("f1", "file_grounding")])
+    t4 = {r["sub_track"]: r for r in with_t4.iter_rows(named=True)}
+    assert (t4["file_grounding"]["ours"], t4["file_grounding"]["note"]) == (1, "")
+    assert t4["visual_grounding"]["ours"] is None  # a Track 4 sub-task absent from the items stays marked
     assert rows["impersonation"]["paper_count"] is None and rows["impersonation"]["track"] == "T3_detection"
     assert frame["paper_count"].sum() == 4653
 
@@ -335,10 +340,12 @@ def test_cli_build_writes_items_and_compares_with_the_paper(tmp_path, capsys, fa
     assert "no such corpus folder" in capsys.readouterr().err
 
 
-def test_figure04_draws_ours_against_the_paper(tmp_path, fake_generator):
+def test_figure04_draws_ours_against_the_paper(tmp_path, fake_generator, monkeypatch):
+    from filegram_kit.bench import track4
     from filegram_kit.report import ARTIFACTS
     from filegram_kit.report.bench_figures import figure04_qa_distribution
 
+    monkeypatch.setattr(track4, "track4_items", lambda corpus, seed=0: [item("f1", "file_grounding")])
     assert ARTIFACTS["figure04_qa_distribution"].corpus and ARTIFACTS["figure04_qa_distribution"].figure
     result = figure04_qa_distribution(tmp_path)
     assert fake_generator == [(str(tmp_path), 0)]
@@ -347,9 +354,9 @@ def test_figure04_draws_ours_against_the_paper(tmp_path, fake_generator):
     assert dict(data.select("sub_track", "ours").iter_rows()) == {
         "attribute_recognition": 0, "behavioral_fingerprint": 0, "profile_reconstruction": 1,
         "behavioral_inference": 8, "trace_disentanglement": 0, "anomaly_detection": 0, "shift_analysis": 4,
-        "file_grounding": None, "visual_grounding": None}
+        "file_grounding": 1, "visual_grounding": None}
     paper, ours = result.figure.data
     assert list(paper.x) == data["paper_count"].to_list()
     assert list(ours.x) == [n or 0 for n in data["ours"].to_list()]
-    assert list(ours.text[-2:]) == ["not built (later issue)"] * 2
-    assert "ours 13 (tracks 1-3) vs paper 4,653" in result.figure.layout.title.text
+    assert list(ours.text[-2:]) == ["1", APART]
+    assert "ours 14 (tracks 1-4) vs paper 4,653" in result.figure.layout.title.text

@@ -50,21 +50,24 @@ def _persona(facts: CorpusFacts, pid: str) -> list[str]:
 def truth_context(item: Item, facts: CorpusFacts) -> str:
     """The ground truth an item asks about, as a memory with perfect knowledge would write it."""
     kind, meta, pid = item.sub_class, item.metadata, item.profile_id
-    if item.sub_track == "behavioral_fingerprint":
+    sub_track = meta.get("source_sub_track", item.sub_track)  # File Grounding asks its source's question
+    if "future" in meta:  # Visual Grounding: what the second half of the session does
+        return f"What the user does next in this session: {item.correct}"
+    if sub_track == "behavioral_fingerprint":
         tid = item.input_trajectories[0]
         shown = facts.expressed[tid].tiers
         return "\n".join(["In this session:", *_user(facts, shown, facts.active(facts.task_of[tid]))])
-    if item.sub_track == "trace_disentanglement":
+    if sub_track == "trace_disentanglement":
         a, b = meta["interleave"]
         dims = facts.active(meta["task_id"])
         return "\n".join(["One user in this stream:", *_user(facts, facts.effective(a), dims),
                           "The other user:", *_user(facts, facts.effective(b), dims)])
-    if item.sub_track == "anomaly_detection":
+    if sub_track == "anomaly_detection":
         answer_tid, labels = meta["answer_trajectory"], meta["labels"]
         what = "was done by someone else" if kind == "impostor" else "shows the user behaving unlike themselves"
         return "\n".join(f"- {labels[t]} {what}." if t == answer_tid else f"- {labels[t]} is typical of this user."
                          for t in item.input_trajectories)
-    if item.sub_track == "shift_analysis":
+    if sub_track == "shift_analysis":
         tid = meta["answer_trajectory"]
         shift = facts.shifts[tid]
         task = tpl.task_ref(facts.tasks[facts.task_of[tid]])

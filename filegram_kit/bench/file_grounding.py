@@ -36,7 +36,8 @@ from .schema import SUB_TRACKS, Item
 
 SUB_TRACK, TRACK, ABBR, PAPER_COUNT = "file_grounding", "T4_multimodal", "FileGrd", 550
 SETTING = "multimodal"
-SOURCES = tuple(s for s, (_, _, _, options) in SUB_TRACKS.items() if options != (0, 0))  # the six MCQ sub-tasks
+SOURCES = tuple(s for s, (track, _, _, options) in SUB_TRACKS.items()
+                if options != (0, 0) and track != TRACK)  # the six MCQ sub-tasks of Tracks 1-3
 OUTPUT_DIMENSIONS = frozenset({"B", "F"})
 OUTPUT_IDENTITY = frozenset({"language", "role"})
 _SEED_STREAM = 100  # File Grounding's generator seeds: [seed, 100 + source index], apart from Tracks 1-3'

@@ -42,10 +42,8 @@ from ..llm.tasks import LETTERS
 from .schema import CHANNELS, FIELDS, SUB_TRACKS, TRACKS, Item
 
 SUFFIXES = (".parquet", ".jsonl", ".json")
-# Track 4 needs rendered outputs and screen recordings; its paper counts are shown, not built here
-PAPER_T4: dict[str, tuple[str, str, int]] = {"file_grounding": ("T4_multimodal", "FileGrd", 550),
-                                             "visual_grounding": ("T4_multimodal", "VisGrd", 100)}
-NOT_BUILT = "not built (later issue)"
+# Track 4's items are built apart (bench/track4.py: they are answered from other settings of the corpus)
+APART = "not among these items: Track 4 is built apart (`filegram bench build --track4 FILE`)"
 # pinned so the bytes do not follow a library default
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 3, "statistics": True,
                                    "row_group_size": 65536}
@@ -371,17 +369,20 @@ def summary(items: Iterable[Item], by: Iterable[str] = ("track", "sub_track", "c
 
 def paper_comparison(items: Iterable[Item]) -> pl.DataFrame:
     """One row per sub-task of the paper (Table 3's footnote) and per other sub_track found in `items`:
-    track, sub_track, abbr (paper column), paper_count, ours (null for a Track 4 sub-task not built), note.
+    track, sub_track, abbr (paper column), paper_count, ours (null for a Track 4 sub-task absent from
+    `items`), note.
     Items are matched to the paper's sub-tasks by `sub_track` alone (the bank may spell tracks otherwise)."""
     ours: dict[str, int] = {}
     track_of: dict[str, str] = {}
     for item in items:
         ours[item.sub_track] = ours.get(item.sub_track, 0) + 1
         track_of.setdefault(item.sub_track, item.track)
-    rows = [{"track": track, "sub_track": name, "abbr": abbr, "paper_count": count, "ours": ours.pop(name, 0),
-             "note": ""} for name, (track, abbr, count, _) in SUB_TRACKS.items()]
-    rows += [{"track": track, "sub_track": name, "abbr": abbr, "paper_count": count, "ours": ours.pop(name, None),
-              "note": NOT_BUILT if name not in track_of else ""} for name, (track, abbr, count) in PAPER_T4.items()]
+    apart = lambda name, track: track == "T4_multimodal" and name not in ours  # noqa: E731
+    rows = [{"track": track, "sub_track": name, "abbr": abbr, "paper_count": count,
+             "ours": None if apart(name, track) else ours.get(name, 0), "note": APART if apart(name, track) else ""}
+            for name, (track, abbr, count, _) in SUB_TRACKS.items()]
+    for name in SUB_TRACKS:
+        ours.pop(name, None)
     rows += [{"track": track_of[name], "sub_track": name, "abbr": "", "paper_count": None, "ours": n,
               "note": "not a paper sub-task"} for name, n in sorted(ours.items())]
     return pl.DataFrame(rows, schema={"track": pl.String, "sub_track": pl.String, "abbr": pl.String,

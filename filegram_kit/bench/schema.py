@@ -24,6 +24,9 @@ SUB_TRACKS: dict[str, tuple[str, str, int, tuple[int, int]]] = {
     "trace_disentanglement": ("T2_reasoning", "TraceDis", 1134, (2, 4)),
     "anomaly_detection": ("T3_detection", "AnomDet", 815, (4, 6)),
     "shift_analysis": ("T3_detection", "ShiftAna", 288, (3, 6)),
+    # Track 4: answered on a setting of their own (multimodal/: rendered outputs; a replayed screen recording)
+    "file_grounding": ("T4_multimodal", "FileGrd", 550, (2, 6)),
+    "visual_grounding": ("T4_multimodal", "VisGrd", 100, (0, 0)),
 }
 TRACKS = ("T1_understanding", "T2_reasoning", "T3_detection", "T4_multimodal")
 

@@ -3,9 +3,10 @@
     table = table3(load_results("runs/a"))
     print(format_table3(side_by_side(table)))      # ours, then the paper's printed rows, marked
 
-Sub-task columns are accuracy (%) for multiple choice (mean score x 100) and the mean rescaled
-Likert (0-100) for free-form Profile Reconstruction. Rows that hold an exception error (no score)
-count as 0: a method cannot gain by failing, and the `errors` column says how many there were.
+Sub-task columns are accuracy (%) for multiple choice (mean score x 100), the mean rescaled Likert
+(0-100) for free-form Profile Reconstruction and the rubric's 0-100 for free-form Visual Grounding.
+Rows that hold an exception error (no score) count as 0: a method cannot gain by failing, and the
+`errors` column says how many there were.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .schema import CHANNELS, SUB_TRACKS
 
 SUB_TASKS = {sub: abbr for sub, (_, abbr, _, _) in SUB_TRACKS.items()}  # sub_track -> column, paper order
 CHANNEL_COLUMNS = dict(zip(CHANNELS, ("Proc", "Sem", "Epi"), strict=True))
+FREE_FORM = tuple(sub for sub, (*_, options) in SUB_TRACKS.items() if options == (0, 0))  # rows without "mcq"
 PERSONA_SUB_TRACKS = ("attribute_recognition", "profile_reconstruction")  # inputs = one persona's sessions
 COLUMNS = ["method", "label", "backend", "Tok In", "Tok Out", *SUB_TASKS.values(), *CHANNEL_COLUMNS.values(),
            "Avg", "n", "errors"]
@@ -30,21 +32,21 @@ _SCHEMA = {"method": pl.String, "label": pl.String, "backend": pl.String, "Tok I
 
 
 def _paper_rows() -> pl.DataFrame:
-    """Paper Table 3 as printed (spec 9.1): tokens in K, T4 columns dropped, the printed Avg (which covers T4)."""
-    printed = [  # method, Tok In K, Tok Out K, AttrRec .. ShiftAna, Proc, Sem, Epi, Avg; None = "—" / "–"
-        ("no_context", None, None, 36.2, 25.7, None, 17.4, 36.9, 19.0, 20.5, 25.7, 38.2, 19.7, 25.4),
-        ("full_context", 625.2, 45.9, 40.5, 31.1, 50.0, 30.6, 80.5, 36.8, 37.8, 50.7, 43.0, 37.3, 48.0),
-        ("naive_rag", 625.2, 3.9, 48.2, 27.7, 46.8, 26.4, 64.1, 38.4, 20.1, 42.0, 49.3, 29.7, 40.5),
-        ("eager_summary", 625.2, 3.7, 45.1, 29.6, 55.6, 39.3, 65.9, 59.7, 36.1, 49.8, 49.3, 48.4, 49.5),
-        ("visrag", 609.8, 10.0, 53.4, 33.2, 56.3, 32.9, 72.8, 64.5, 35.4, 51.2, 55.2, 54.7, 51.9),
-        ("mem0", 119.9, 3.0, 44.2, 26.4, 48.1, 21.4, 50.4, 23.8, 28.5, 33.4, 47.8, 26.0, 33.2),
-        ("zep", 219.1, 3.8, 43.6, 28.4, 50.4, 27.4, 61.0, 37.5, 28.1, 41.3, 44.6, 33.0, 40.2),
-        ("memos", 302.3, 4.2, 44.2, 24.8, 52.0, 23.0, 57.3, 26.3, 28.1, 37.2, 47.2, 27.2, 36.2),
-        ("simplemem", 9.3, 3.5, 43.6, 20.2, 56.6, 28.2, 47.5, 21.8, 28.5, 33.3, 47.2, 26.2, 32.9),
-        ("evermemos", 1098.9, 8.4, 48.8, 30.2, 57.7, 39.3, 62.2, 71.4, 38.9, 48.7, 50.8, 55.9, 49.9),
-        ("memu", 293.6, 7.9, 47.9, 27.3, 50.4, 30.4, 65.7, 46.0, 33.0, 44.9, 49.3, 39.8, 44.4),
-        ("mma", 331.8, 4.5, 51.2, 29.8, 51.8, 28.9, 57.4, 57.5, 32.6, 42.8, 51.6, 53.1, 44.7),
-        ("filegramos", 109.7, 4.3, 50.6, 35.2, 54.2, 42.1, 80.9, 70.2, 37.8, 60.1, 54.6, 58.9, 59.6),
+    """Paper Table 3 as printed (spec 9.1): tokens in K, the printed Avg (which fits no formula of its columns)."""
+    printed = [  # method, Tok In K, Tok Out K, AttrRec .. ShiftAna, FileGrd, VisGrd, Proc, Sem, Epi, Avg; None = "—"
+        ("no_context", None, None, 36.2, 25.7, None, 17.4, 36.9, 19.0, 20.5, 23.8, None, 25.7, 38.2, 19.7, 25.4),
+        ("full_context", 625.2, 45.9, 40.5, 31.1, 50.0, 30.6, 80.5, 36.8, 37.8, 42.5, 7.0, 50.7, 43.0, 37.3, 48.0),
+        ("naive_rag", 625.2, 3.9, 48.2, 27.7, 46.8, 26.4, 64.1, 38.4, 20.1, 35.1, 5.5, 42.0, 49.3, 29.7, 40.5),
+        ("eager_summary", 625.2, 3.7, 45.1, 29.6, 55.6, 39.3, 65.9, 59.7, 36.1, 44.0, 6.5, 49.8, 49.3, 48.4, 49.5),
+        ("visrag", 609.8, 10.0, 53.4, 33.2, 56.3, 32.9, 72.8, 64.5, 35.4, 45.3, 7.0, 51.2, 55.2, 54.7, 51.9),
+        ("mem0", 119.9, 3.0, 44.2, 26.4, 48.1, 21.4, 50.4, 23.8, 28.5, 29.5, 4.0, 33.4, 47.8, 26.0, 33.2),
+        ("zep", 219.1, 3.8, 43.6, 28.4, 50.4, 27.4, 61.0, 37.5, 28.1, 35.4, 5.0, 41.3, 44.6, 33.0, 40.2),
+        ("memos", 302.3, 4.2, 44.2, 24.8, 52.0, 23.0, 57.3, 26.3, 28.1, 32.0, 4.5, 37.2, 47.2, 27.2, 36.2),
+        ("simplemem", 9.3, 3.5, 43.6, 20.2, 56.6, 28.2, 47.5, 21.8, 28.5, 29.0, 4.5, 33.3, 47.2, 26.2, 32.9),
+        ("evermemos", 1098.9, 8.4, 48.8, 30.2, 57.7, 39.3, 62.2, 71.4, 38.9, 44.5, 7.5, 48.7, 50.8, 55.9, 49.9),
+        ("memu", 293.6, 7.9, 47.9, 27.3, 50.4, 30.4, 65.7, 46.0, 33.0, 39.8, 6.0, 44.9, 49.3, 39.8, 44.4),
+        ("mma", 331.8, 4.5, 51.2, 29.8, 51.8, 28.9, 57.4, 57.5, 32.6, 41.3, 5.5, 42.8, 51.6, 53.1, 44.7),
+        ("filegramos", 109.7, 4.3, 50.6, 35.2, 54.2, 42.1, 80.9, 70.2, 37.8, 55.8, 8.5, 60.1, 54.6, 58.9, 59.6),
     ]
     scores = [*SUB_TASKS.values(), *CHANNEL_COLUMNS.values(), "Avg"]
     tokens = lambda k: None if k is None else float(round(k * 1000))  # noqa: E731 (625.2K as printed -> 625200)
@@ -60,7 +62,7 @@ PAPER_TABLE3 = _paper_rows()
 
 def _points(results: pl.DataFrame) -> pl.DataFrame:
     """Per row: 0-100 points (MCQ score x 100, free-form rescaled Likert as is; no score = 0)."""
-    mcq = pl.coalesce(pl.col("mcq"), pl.col("sub_track") != "profile_reconstruction")
+    mcq = pl.coalesce(pl.col("mcq"), ~pl.col("sub_track").is_in(FREE_FORM))
     score = pl.col("score").cast(pl.Float64).fill_null(0.0)
     return results.with_columns(mcq.alias("mcq"), pl.when(mcq).then(score * 100).otherwise(score).alias("points"))
 
@@ -86,8 +88,9 @@ def table3(results: pl.DataFrame) -> pl.DataFrame:
     - AttrRec .. ShiftAna: accuracy (%) = mean score x 100; ProfRec = mean rescaled Likert (0-100).
     - Proc / Sem / Epi: accuracy (%) over the multiple-choice items of that channel; free-form
       (ProfRec) items do NOT count in the channel columns.
+    - FileGrd: accuracy (%); VisGrd: the mean rubric score (0-100) of bench/visual_judge.py.
     - Avg: the unweighted mean of the sub-task columns that have items (our documented choice; the
-      paper's Avg fits no simple formula, spec 9.1, and also covers Track 4).
+      paper's Avg fits no simple formula, spec 9.1); a run without Track 4 averages seven columns.
     - n: rows (items attempted); errors: rows with an error (parse or exception), scored 0.
     A method run with several parameter sets gets one row each, labelled with the params hash.
     """
