@@ -213,6 +213,19 @@ def _visual_corpus(args: argparse.Namespace) -> int:
     print(f"{out}: the first halves of {report['sessions']} sessions (Visual Grounding, item seed {args.seed}) "
           f"replayed as screen recordings and read back by OCR: {report['exact']} of {report['frames']} frames "
           f"captioned exactly, {report['captions_dropped']} unusable")
+    if args.backend == "offline":
+        return 0
+    from .llm import get_backend
+    from .multimodal.keyed import recaption_visual_setting
+
+    keyed = out.with_name(f"{out.name}_{args.backend}")
+    try:
+        report = recaption_visual_setting(out, keyed, get_backend(args.backend))
+    except ValueError as exc:  # a backend without video input, a reply that is not a caption list
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{keyed}: the same sessions captioned by {args.backend}: {report['exact']} of {report['frames']} frames "
+          f"exactly as the replay's alignment, {report['captions_dropped']} unusable")
     return 0
 
 
@@ -291,7 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="parallel processes (default: all cores)")
     p.add_argument("--agent", choices=("offline", "llm"), default="offline",
                    help="the persona policy agent (default) or an LLM driving the same tools")
-    p.add_argument("--backend", default="offline", help="backend of the llm agent: offline, gemini, openai_compat")
+    p.add_argument("--backend", default="offline", help="backend of the llm agent: offline, gemini, openai_compat; "
+                   "with --setting visual, a backend that takes video (gemini) also captions the replays, into "
+                   "DIR_visual_<backend> beside the offline (OCR) setting")
     p.add_argument("--style-pack", choices=tuple(PACKS), default="A", help="the offline agent's wording: A (default, "
                    "the original) or B (same behaviour and event sequence, other headings, link words, file and "
                    "folder names), to test that a method reads behaviour, not wording; one pack per --out folder")

@@ -351,9 +351,13 @@ def test_table03_artifact_on_a_tiny_corpus(tiny, tmp_path):
     ours = table.filter(pl.col("source") == OURS)
     assert set(ours["method"]) <= set(TABLE3_METHODS) and "filegramos" in set(ours["method"])
     assert table.filter(pl.col("source") == PAPER).height == 13
-    assert (ours["n"] == 3).all()  # one item of each of the tiny corpus' three sub-tasks
-    twin = table.filter(pl.col("source") == OURS_B)
+    # one item of each of the tiny corpus' three sub-tasks, plus File and Visual Grounding from their settings
+    assert (ours["n"] == 5).all() and ours["FileGrd"].is_not_null().all() and ours["VisGrd"].is_not_null().all()
+    for setting in ("multimodal", "visual"):
+        assert json.loads((tiny.parent / f"corpus_{setting}" / "corpus.json").read_text())["setting"] == setting
+    twin = table.filter(pl.col("source") == OURS_B)  # the style-pack check covers tracks 1-3 only
     assert twin["method"].to_list() == ours["method"].to_list() and (twin["n"] == 3).all()
+    assert twin["FileGrd"].is_null().all()
     assert json.loads((tiny.parent / "corpus_b" / "corpus.json").read_text())["style_pack"] == "B"
     before = (tmp_path / "t3" / "results.jsonl").read_bytes()
     assert table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False).equals(table)
@@ -367,6 +371,23 @@ def test_style_pack_table_pairs_each_method_with_itself_on_the_twin_corpus(tiny,
     for label in table["label"].unique():
         assert table.filter(pl.col("label") == label)["corpus"].to_list() == list(PACK_ROWS)
     assert table.filter(pl.col("corpus") == "B - A")["Avg"].str.contains(r"^(?:[+-]\d|0\.0)").all()
+
+
+def test_settings_table_pairs_file_grounding_in_the_text_and_the_multimodal_setting(tiny, tmp_path):
+    from filegram_kit.bench.results import load_results
+    from filegram_kit.report.bench_tables import SETTING_ROWS, table03_settings
+
+    table = table03_settings(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    assert table.columns[:4] == ["label", "setting", "backend", "FileGrd"]
+    for label in table["label"].unique():
+        assert table.filter(pl.col("label") == label)["setting"].to_list() == list(SETTING_ROWS)
+    assert table.filter(pl.col("setting") == "multimodal - text")["FileGrd"].str.contains(r"^(?:[+-]\d|0\.0)").all()
+    text = load_results(tmp_path / "t3" / "file_grounding_text")
+    multimodal = load_results(tmp_path / "t3" / "multimodal")
+    assert set(text["question_id"]) == set(multimodal["question_id"])  # the same items, answered twice
+    controls = load_results(tmp_path / "t3").filter(pl.col("control") & (pl.col("sub_track") == "file_grounding"))
+    observer = controls.filter(pl.col("method") == "observer")
+    assert observer.height and (observer["score"] == 1.0).all()  # the ideal observer reads the source's evidence
 
 
 def test_pack_differences_are_zero_for_identical_runs_and_find_a_planted_change():

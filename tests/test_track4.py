@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -18,14 +19,9 @@ from filegram_kit.bench.file_grounding import (
 )
 from filegram_kit.bench.harness import evaluate
 from filegram_kit.bench.inputs import TrajectoryStore
-from filegram_kit.bench.visual_grounding import (
-    build_visual_setting,
-    controls,
-    judge_prediction,
-    naming_style,
-    rescore,
-    visual_grounding_items,
-)
+from filegram_kit.bench.track4 import by_setting, setting_corpus, setting_dir, track4_items
+from filegram_kit.bench.visual_grounding import build_visual_setting, controls, rescore, visual_grounding_items
+from filegram_kit.bench.visual_judge import judge_prediction, naming_style
 from filegram_kit.engine import build_corpus
 from filegram_kit.multimodal.replay import (
     FPS,
@@ -158,6 +154,7 @@ def test_the_visual_setting_is_what_the_screen_showed_and_methods_answer_from_it
                     out=tmp_path / "run", workers=1, progress=False)
     judged = rescore(rows, items)
     assert judged.height == 4 and judged["error"].null_count() == 4
+    assert rows["score"].to_list() == judged["score"].to_list()  # the shared reader scores with the rubric judge
     import polars as pl
 
     by = dict(judged.group_by("method").agg(pl.col("score").mean()).iter_rows())
@@ -197,3 +194,125 @@ def test_cli_writes_track4_items_and_the_visual_setting(corpus, tmp_path, capsys
     assert "captioned exactly" in capsys.readouterr().out
     ids = {i.input_trajectories[0] for i in t4 if i.sub_track == "visual_grounding"}
     assert {p.name for p in (tmp_path / "visual" / "signal").iterdir()} == ids
+
+
+def test_track4_items_name_their_setting_and_each_setting_lives_beside_the_corpus(corpus):
+    items = track4_items(corpus, seed=0)
+    groups = by_setting(items)
+    assert list(groups) == ["multimodal", "visual"]
+    assert {i.sub_track for i in groups["multimodal"]} == {"file_grounding"}
+    assert {i.sub_track for i in groups["visual"]} == {"visual_grounding"}
+    assert setting_dir(corpus, "visual") == corpus.with_name("corpus_visual")
+    with pytest.raises(ValueError, match="unknown setting"):
+        setting_dir(corpus, "audio")
+
+
+@needs_ocr
+def test_a_stale_setting_is_rebuilt_and_a_foreign_folder_is_never_replaced(corpus, tmp_path):
+    import json
+
+    items = visual_grounding_items(corpus, seed=0)[:1]
+    out = setting_corpus(corpus, "visual", items, out=tmp_path / "visual")
+    manifest = json.loads((out / "corpus.json").read_text())
+    (out / "corpus.json").write_text(json.dumps({**manifest, "visual": {**manifest["visual"], "code": "stale"}}))
+    (out / "signal" / "leftover").mkdir()
+    with pytest.warns(UserWarning, match="rebuilding the visual setting"):
+        setting_corpus(corpus, "visual", items, out=out)
+    assert json.loads((out / "corpus.json").read_text()) == manifest and not (out / "signal" / "leftover").exists()
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "corpus.json").write_text(json.dumps({"setting": "text", "engine": "x"}))
+    with pytest.raises(ValueError, match="another corpus or by other code"):
+        setting_corpus(corpus, "visual", items, out=foreign)
+    assert json.loads((foreign / "corpus.json").read_text())["setting"] == "text"
+
+
+# -- a keyed backend: the model captions the replay ------------------------------------------------------------
+class VideoModel:
+    """A stand-in for a backend that takes video: replies come from a queue; what was sent is kept."""
+
+    name, model = "fake", "reads-status-bars"
+
+    def __init__(self, replies):
+        self.replies, self.sent = list(replies), []
+
+    @contextlib.contextmanager
+    def phase(self, name):
+        yield
+
+    def complete_multimodal(self, prompt, media, *, json_mode=False):
+        from filegram_kit.llm.prompting import Completion
+
+        self.sent.append((prompt, [Path(m).suffix for m in media], [Path(m).read_bytes()[:8] for m in media]))
+        return Completion(self.replies.pop(0))
+
+
+def test_model_captions_are_checked_frame_by_frame():
+    from filegram_kit.llm.tasks import ParseError
+    from filegram_kit.multimodal.keyed import parse_captions
+
+    reply = ('```json\n[["read", "notes/a.md"], ["FLY", "x"], null, ["WRITE", ""], ["WRITE", "out/b.md"], '
+             '["READ", "c"]]```')
+    assert parse_captions(reply, 7) == [("READ", "notes/a.md"), None, None, None, ("WRITE", "out/b.md"),
+                                        ("READ", "c"), None]
+    assert parse_captions(reply, 1) == [("READ", "notes/a.md")]
+    with pytest.raises(ParseError, match="not JSON .session p1_T-01."):
+        parse_captions("I see a file manager.", 3, session="p1_T-01")
+    with pytest.raises(ParseError, match="not a JSON list"):
+        parse_captions('{"frames": []}', 3)
+
+
+def test_a_backend_without_video_input_is_refused_by_name():
+    from filegram_kit.llm import get_backend
+    from filegram_kit.multimodal.keyed import caption_with_backend, transcriber
+
+    with pytest.raises(ValueError, match="'offline' takes no video"):
+        caption_with_backend(b"", get_backend("offline"), frames=1)
+    with pytest.raises(ValueError, match="takes no audio"):
+        transcriber(get_backend("offline"))
+    model = VideoModel(["  hello there  "])
+    assert transcriber(model)(b"ID3fake") == "hello there" and model.sent[0][1] == [".mp3"]
+
+
+@needs_ocr
+def test_a_recaptioned_setting_is_rebuilt_from_the_models_captions_in_its_own_folder(corpus, tmp_path):
+    import json
+
+    from filegram_kit.multimodal.keyed import recaption_visual_setting
+
+    items = visual_grounding_items(corpus, seed=0)[:2]
+    build_visual_setting(corpus, tmp_path / "visual", items)
+    offline = {p: p.read_bytes() for p in sorted((tmp_path / "visual").rglob("*")) if p.is_file()}
+    alignments = [json.loads((tmp_path / "visual" / "signal" / tid / "media" / "replay.json").read_text())["frames"]
+                  for tid in sorted(i.input_trajectories[0] for i in items)]
+    model = VideoModel([json.dumps([[f["action"], f["target"]] for f in frames]) for frames in alignments])
+    report = recaption_visual_setting(tmp_path / "visual", tmp_path / "keyed", model, progress=False)
+    assert report == {"sessions": 2, "frames": sum(map(len, alignments)), "captions_dropped": 0,
+                      "exact": sum(map(len, alignments))}
+    assert all(suffixes == [".mp4"] for _, suffixes, _ in model.sent)
+    assert all(head[4:8] == b"ftyp" for _, _, (head,) in model.sent)  # the replay video itself went to the model
+    assert {p: p.read_bytes() for p in offline} == offline  # the offline setting is untouched
+    manifest = json.loads((tmp_path / "keyed" / "corpus.json").read_text())
+    assert manifest["setting"] == "visual" and manifest["visual"]["captioner"] == "fake/reads-status-bars"
+    trajs = load_trajectories(tmp_path / "keyed", progress=False)
+    assert len(trajs) == 2 and not trajs.quarantine
+    again = recaption_visual_setting(tmp_path / "visual", tmp_path / "keyed", VideoModel([]), progress=False)
+    assert again["sessions"] == 0  # finished sessions are kept: nothing is sent twice
+    with pytest.raises(ValueError, match="another captioning"):
+        other = VideoModel([])
+        other.model = "another"
+        recaption_visual_setting(tmp_path / "visual", tmp_path / "keyed", other, progress=False)
+
+
+def test_eval_refuses_visual_grounding_from_a_corpus_that_holds_the_answer(corpus, tmp_path, capsys):
+    from filegram_kit.bench.items import write_items
+    from filegram_kit.cli import main
+
+    visual = write_items(visual_grounding_items(corpus, seed=0)[:1], tmp_path / "vg.parquet")
+    argv = ["--methods", "no_context", "--workers", "1", "--limit", "1"]
+    assert main(["eval", "--items", str(visual), "--corpus", str(corpus), "--out", str(tmp_path / "r1"), *argv]) == 2
+    assert "need the visual setting" in capsys.readouterr().err and not (tmp_path / "r1").exists()
+    grounding = write_items(build_file_grounding(corpus, seed=0)[0][:1], tmp_path / "fg.parquet")
+    assert main(["eval", "--items", str(grounding), "--corpus", str(corpus), "--out", str(tmp_path / "r2"),
+                 *argv]) == 0
+    assert "meant for the multimodal setting" in capsys.readouterr().err  # the text-setting half of the comparison

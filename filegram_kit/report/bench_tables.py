@@ -1,6 +1,7 @@
 """FileGramBench tables: paper Table 3 (main results) from our harness run, beside the paper's printed rows.
 
-The run answers every item of `build_items(corpus, seed=s)` for s in ITEM_SEEDS with the offline
+The run answers every item of `build_items(corpus, seed=s)` and `track4_items(corpus, seed=s)` (each
+from its setting of the corpus, bench/track4.py) for s in ITEM_SEEDS with the offline
 backend (lexical reader, WordLlama embeddings) for all 13 methods (the registry's; one not registered
 is skipped with a warning), plus the controls (bench/controls.py), and the methods again on the items
 of PACK_B_SEEDS on the corpus' style-pack-B twin (same seed, personas and tasks, other wording;
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
+from ..bench.schema import SUB_TRACKS
+from ..bench.score import CHANNEL_COLUMNS
+from ..bench.stats import STAT_COLUMNS
 from ..memory.base import MEMORIES
 from .registry import artifact
 from .settings import FULL, TABLE3_METHODS, RunSettings, settings_of
@@ -26,6 +30,7 @@ CONTROL = "control (never ranked)"
 ITEM_SEEDS = FULL.item_seeds  # item sets generated with these seeds, answered together (their ingests are shared)
 PACK_B_SEEDS = FULL.pack_b_seeds  # the style-pack-B check answers item seed 0's 4,003 items
 PAPER = "paper (Gemini 2.5-Flash)"
+T4_COLUMNS = [abbr for track, abbr, *_ in SUB_TRACKS.values() if track == "T4_multimodal"]  # FileGrd, VisGrd
 
 
 def ours_b(settings: RunSettings) -> str:
@@ -54,21 +59,25 @@ def _registered(methods: tuple[str, ...] = TABLE3_METHODS) -> tuple[list[str], l
 def _note() -> str:
     missing = [m for m in TABLE3_METHODS if m not in MEMORIES]
     skipped = f" Not registered yet, so skipped: {', '.join(missing)}." if missing else ""
-    return ("Our rows: every FileGramBench item of tracks 1-3 built from the corpus with item seeds 0, 1 and 2 "
-            "(scores: mean over the seeds' items), answered by the offline "
+    return ("Our rows: every FileGramBench item of the four tracks built from the corpus with item seeds 0, 1 "
+            "and 2 (scores: mean over the seeds' items), answered by the offline "
             "backend's lexical reader (not an LLM), so compare methods with each other, not with the paper's "
-            "numbers. Sub-task columns: accuracy (%), ProfRec = rescaled Likert (0-100) of the offline judge; "
-            "Proc/Sem/Epi count multiple-choice items only; our Avg = mean of the seven sub-task columns (the "
-            "paper's Avg fits no simple formula and includes Track 4, whose columns are dropped here). Tok In = "
+            "numbers. Track 4 is answered from the corpus' other settings (bench/track4.py): File Grounding from "
+            "the multimodal one (outputs rendered as PDF, DOCX, PPTX, XLSX, images and audio, then parsed back), "
+            "Visual Grounding from replayed screen recordings of engine sessions read back by OCR, not real "
+            "participants' recordings. Sub-task columns: accuracy (%), ProfRec = rescaled Likert (0-100) of the "
+            "offline judge, VisGrd = the rubric judge's 0-100 (operations, targets and naming of the session's "
+            "second half); Proc/Sem/Epi count multiple-choice items only (File Grounding's among them); our Avg = "
+            "mean of the nine sub-task columns (the paper's Avg fits no simple formula). Tok In = "
             "mean stored memory per persona, Tok Out = mean context per query (estimated tokens)."
             f"{skipped} Control rows (never ranked): choices_only = a model of the options alone; observer = the "
             "ideal observer of the traces (100 by construction: items it cannot answer are redrawn); oracle = "
             "the ground truth; oracle_context = the shared reader given the ground truth as text. Style pack B "
-            "rows: the same methods on item seed 0's items, on the corpus re-worded by style pack B (same "
-            "behaviour; table03_style_packs gives each method's change with its CI). VisRAG offline embeds each "
-            "rendered page by its text (the offline backend has no vision; cohere embeds the page image). "
+            "rows: the same methods on item seed 0's items of tracks 1-3, on the corpus re-worded by style pack B "
+            "(same behaviour; table03_style_packs gives each method's change with its CI). VisRAG offline embeds "
+            "each rendered page by its text (the offline backend has no vision; cohere embeds the page image). "
             "Paper rows: Table 3 as printed. CIs and paired differences: table03_intervals; ingest cost: "
-            "table03_costs.")
+            "table03_costs; File Grounding in the text vs the multimodal setting: table03_settings.")
 
 
 def results_dir(corpus: Path, items: list, backend: str = "offline", kind: str = "table03") -> Path:
@@ -84,37 +93,48 @@ def results_dir(corpus: Path, items: list, backend: str = "offline", kind: str =
 
 def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: RunSettings, *, limit: int | None,
               workers: int | None, out: str | Path | None, progress: bool | None, controls: bool = False,
-              kind: str = "table03") -> pl.DataFrame:
+              kind: str = "table03", track4: bool = False) -> pl.DataFrame:
     """`methods`' (and, with `controls`, the controls') rows over the items of `seeds` (the first `limit` of
     each sub-task; default: the settings' limit, None = all), with the settings' backend, in one results
-    folder (ingests shared by the seeds; a finished folder is read back)."""
+    folder (ingests shared by the seeds; a finished folder is read back). With `track4`, Track 4's items too,
+    each answered from its setting of the corpus (bench/track4.py: built beside it on first use), their
+    rows in a subfolder per setting; the controls read the ground truth, so they run on the corpus itself."""
     from ..bench.controls import evaluate_controls
     from ..bench.generate import build_items
     from ..bench.harness import evaluate, load_results, select
+    from ..bench.track4 import by_setting, setting_corpus, track4_items
 
     items = [i for s in seeds for i in build_items(corpus, seed=s)]
+    extra = [i for s in seeds for i in track4_items(corpus, seed=s)] if track4 else []
     limit = settings.limit if limit is None else limit
-    out = Path(out) if out is not None else results_dir(corpus, items, settings.backend, kind)
+    out = Path(out) if out is not None else results_dir(corpus, items + extra, settings.backend, kind)
     workers = settings.workers if workers is None else workers
     executor = settings.executor if workers > 1 else "thread"
-    evaluate(items, corpus, methods, backend=settings.backend, out=out, workers=workers, limit=limit,
-             progress=progress, executor=executor)
-    chosen = select(items, limit)
+    run = dict(backend=settings.backend, workers=workers, limit=limit, progress=progress, executor=executor)
+    evaluate(items, corpus, methods, out=out, **run)
+    frames = [load_results(out)]
+    for setting, group in by_setting(extra).items():
+        where = setting_corpus(corpus, setting, select(group, limit), workers=workers, progress=progress)
+        evaluate(group, where, methods, out=out / setting, **run)
+        frames.append(load_results(out / setting))
+    chosen = select(items + extra, limit)
     if controls:
         evaluate_controls(chosen, corpus, out=out, backend=settings.backend)
+        frames[0] = load_results(out)
     wanted = {i.question_id for i in chosen}
-    return load_results(out).filter(pl.col("question_id").is_in(list(wanted)))
+    return pl.concat(frames).filter(pl.col("question_id").is_in(list(wanted)))
 
 
 def _run(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None, out: str | Path | None,
-         progress: bool | None, controls: bool = True, seeds: tuple[int, ...] | None = None) -> pl.DataFrame:
-    """Every Table 3 method's (and control's) rows over the settings' item seeds."""
+         progress: bool | None, controls: bool = True, seeds: tuple[int, ...] | None = None,
+         track4: bool = True) -> pl.DataFrame:
+    """Every Table 3 method's (and control's) rows over the settings' item seeds, all four tracks."""
     ready, missing = _registered(settings.methods)
     if missing:
         warnings.warn(f"table03_main_results: skipping memories that are not registered: {', '.join(missing)}",
                       stacklevel=3)
     return run_items(corpus, ready, settings.item_seeds if seeds is None else seeds, settings, limit=limit,
-                     workers=workers, out=out, progress=progress, controls=controls)
+                     workers=workers, out=out, progress=progress, controls=controls, track4=track4)
 
 
 def _run_b(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None, out: str | Path | None,
@@ -126,7 +146,7 @@ def _run_b(corpus: Path, settings: RunSettings, *, limit: int | None, workers: i
 
     twin = style_pack_corpus(corpus, "B", progress=progress)
     return _run(twin, settings, limit=limit, workers=workers, out=None if out is None else Path(out) / "style_pack_b",
-                progress=progress, controls=False, seeds=settings.pack_b_seeds)
+                progress=progress, controls=False, seeds=settings.pack_b_seeds, track4=False)
 
 
 @artifact("table03_main_results", paper="Table 3", notebook="05_benchmark", corpus=True,
@@ -180,39 +200,72 @@ PACK_ROWS = ("pack A", "pack B", "B - A")
 def table03_style_packs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                         limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                         progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import pack_differences, split_controls
-    from ..bench.stats import bootstrap_scores, ci_table
+    from ..bench.readout import split_controls
     from .corpus_source import resolve_corpus
 
     corpus, settings = resolve_corpus(corpus), settings_of(settings)
     a = split_controls(_run(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))[0]
     b = _run_b(corpus, settings, limit=limit, workers=workers, out=out, progress=progress)
     a = a.filter(pl.col("question_id").is_in(b["question_id"].unique().implode()))  # the same items on both
+    return paired_table(a, b, PACK_ROWS, "corpus", [c for c in STAT_COLUMNS if c not in T4_COLUMNS])
+
+
+def paired_table(a: pl.DataFrame, b: pl.DataFrame, names: tuple[str, str, str], key: str,
+                  columns: list[str]) -> pl.DataFrame:
+    """Per method (Table 3 order): its score on rows `a`, on rows `b` (the same items answered otherwise) and
+    b - a paired on the items, each with its persona-clustered 95% CI; `key` names which of `names` a row is."""
+    from ..bench.readout import pack_differences
+    from ..bench.stats import bootstrap_scores, ci_table
+
     parts = [ci_table(bootstrap_scores(a, n_boot=1000)), ci_table(bootstrap_scores(b, n_boot=1000)),
              ci_table(pack_differences(a, b))]
-    table = pl.concat([frame.with_columns(pl.lit(name).alias("corpus"), pl.lit(k).alias("_k"))
-                       for k, (name, frame) in enumerate(zip(PACK_ROWS, parts, strict=True))])
+    table = pl.concat([frame.with_columns(pl.lit(name).alias(key), pl.lit(k).alias("_k"))
+                       for k, (name, frame) in enumerate(zip(names, parts, strict=True))])
     order = {m: k for k, m in enumerate(TABLE3_METHODS)}
-    shown = [c for c in table.columns if c not in ("label", "corpus", "method", "params_hash", "_k")]
     return (table.with_columns(pl.col("method").replace_strict(order, default=len(order)).alias("_m"))
-            .sort("_m", "_k").select("label", "corpus", *shown))
+            .sort("_m", "_k").select("label", key, "backend", *columns))
 
 
-@artifact("table03_costs", paper="Table 3", notebook="05_benchmark", corpus=True,
-          title="What each memory costs: ingest per persona (calls, tokens, seconds) apart from query cost",
-          note="Same run as table03_main_results (item seeds 0, 1, 2). Ingest: means over the persona input sets "
-               "(each persona's 32 sessions), as a fresh build costs them; tokens (est.) = 4 characters per token of "
-               "every backend call's prompt and reply, what an LLM backend would be sent; billed = what the "
-               "provider reported (0 offline). Query: per answered item. The paper's Tok In is stored memory "
-               "(Table 3's footnote), which is 'stored tokens' here. Seconds are left out (they change from run "
-               "to run; BENCHMARKS.md times ingest and answering per method, and result rows keep ingest_s).")
-def table03_costs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
-                  limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
-                  progress: bool | None = None) -> pl.DataFrame:
+SETTING_ROWS = ("text", "multimodal", "multimodal - text")
+
+
+def _run_file_grounding_text(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None,
+                             out: str | Path | None, progress: bool | None) -> pl.DataFrame:
+    """The methods' rows for File Grounding's items answered from the text setting (the corpus itself):
+    the other half of the pair whose multimodal half Table 3's run holds."""
+    from ..bench.file_grounding import build_file_grounding
+    from ..bench.harness import evaluate
+
+    items = [i for s in settings.item_seeds for i in build_file_grounding(corpus, seed=s)[0]]
+    folder = Path(out) / "file_grounding_text" if out is not None else results_dir(
+        corpus, items, settings.backend, "table03-text")
+    workers = settings.workers if workers is None else workers
+    return evaluate(items, corpus, _registered(settings.methods)[0], backend=settings.backend, out=folder,
+                    workers=workers, limit=settings.limit if limit is None else limit, progress=progress,
+                    executor=settings.executor if workers > 1 else "thread")
+
+
+@artifact("table03_settings", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="File Grounding in the text and the multimodal setting: each method's change when outputs are "
+                "rendered",
+          note="Paper §6.1 compares a Text setting (Markdown outputs) with a Multimodal one (outputs rendered as "
+               "PDFs and images, same event logs). Here the same File Grounding items (item seeds 0, 1, 2) are "
+               "answered twice: from the text corpus, and from its multimodal setting (multimodal/: each output "
+               "rendered as PDF, DOCX, PPTX, XLSX, page image, chart or narrated MP3, then read back by the one "
+               "shared parser, so what a memory gets is the parse, with what the parse lost). Scores with "
+               "persona-clustered 95% CIs; multimodal - text is paired on the same items. Offline no method "
+               "ingests images natively (VisRAG embeds a page by its parsed text), so a change measures what the "
+               "parse loses, not what vision could recover. FileGrd is accuracy (%); Proc / Sem / Epi are its "
+               "items of that channel.")
+def table03_settings(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                     limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                     progress: bool | None = None) -> pl.DataFrame:
     from ..bench.readout import split_controls
-    from ..bench.score import costs
     from .corpus_source import resolve_corpus
 
-    rows = split_controls(_run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
-                               progress=progress))[0]
-    return costs(rows).drop("ingest s", "query s")  # wall-clock seconds differ run to run: BENCHMARKS.md has them
+    corpus, settings = resolve_corpus(corpus), settings_of(settings)
+    rows = split_controls(_run(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))[0]
+    multimodal = rows.filter(pl.col("sub_track") == "file_grounding")
+    text = _run_file_grounding_text(corpus, settings, limit=limit, workers=workers, out=out, progress=progress)
+    text = text.filter(pl.col("question_id").is_in(multimodal["question_id"].unique().implode()))
+    return paired_table(text, multimodal, SETTING_ROWS, "setting", ["FileGrd", *CHANNEL_COLUMNS.values()])

@@ -5,7 +5,7 @@ where the offline reader falls short of what FileGramOS knows.
     cmp = compare_methods(item, store, METHODS, backend)   cmp.frame (one row per method), cmp.contexts
     shown(context.text)                               a long context cut for display, saying so
     channel_bars(table3(rows))                        FigureData: Proc / Sem / Epi, one bar trace per method
-    subtask_bars(table3(rows), items)                 FigureData: the seven sub-tasks, chance marked
+    subtask_bars(table3(rows), items)                 FigureData: the sub-tasks, chance marked
     knows_vs_acts(items, store, backend, n=20)        Anomaly Detection: the memory's drift rank vs the reader's pick
 
 `store` is a `bench.inputs.TrajectoryStore` (anything with `.get(trajectory_id)`); every memory
@@ -157,7 +157,7 @@ def compare_methods(item: Item, store: Any, methods: Sequence[str] = METHODS, *,
 
 def subtask_chance(items: Iterable[Item]) -> pl.DataFrame:
     """Per sub-task (paper order): items and chance accuracy (%) = mean of 1/len(choices) over its items;
-    null for a sub-task of free-form items (ProfRec is scored by a judge, not by picking)."""
+    null for a sub-task of free-form items (ProfRec, VisGrd: scored by a judge, not by picking)."""
     rows: dict[str, list[Item]] = {}
     for item in items:
         rows.setdefault(item.sub_track, []).append(item)
@@ -201,8 +201,8 @@ def channel_bars(table: pl.DataFrame, *, title: str = "Accuracy by memory channe
 
 def subtask_bars(table: pl.DataFrame, items: Iterable[Item], *,
                  title: str = "Accuracy by sub-task (black dash: chance)") -> FigureData:
-    """The seven sub-task columns, one bar trace per method, and a `chance` marker trace from `items`
-    (the items the rows answered). ProfRec is a rescaled Likert score and has no chance level."""
+    """The sub-task columns, one bar trace per method, and a `chance` marker trace from `items` (the items
+    the rows answered). ProfRec (rescaled Likert) and VisGrd (rubric score) are judged: no chance level."""
     columns = list(SUB_TASKS.values())
     fig, data = _bars(table, columns)
     chance = subtask_chance(items)
@@ -211,7 +211,7 @@ def subtask_bars(table: pl.DataFrame, items: Iterable[Item], *,
                              hovertemplate="%{x}: chance %{y:.1f}%<extra></extra>"))
     data = data.join(chance.select(pl.col("abbr").alias("column"), "chance"), on="column", how="left")
     fig = _layout(fig, title, 900)
-    fig.update_yaxes(title_text="accuracy (%) · ProfRec: Likert rescaled 0-100")
+    fig.update_yaxes(title_text="accuracy (%) · ProfRec, VisGrd: judge's 0-100")
     return FigureData(fig, data)
 
 

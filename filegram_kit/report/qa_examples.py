@@ -91,13 +91,17 @@ def examples_figure(frame: pl.DataFrame) -> go.Figure:
 
 @artifact("figure05_qa_examples", paper="Figure 5", notebook="05_benchmark", corpus=True, figure=True,
           title="Figure 5: FileGramBench QA examples, one per sub-task, as built from the corpus",
-          note="Each row is the first item of its sub-task in item order (`build_items(corpus, seed=0)`), not "
-               "picked for how it reads. Options are shown in their placed order with the correct one marked; "
-               "Profile Reconstruction is free-form, so its reference answer is shown. Track 4 is not built, so "
-               "it has no row. The CSV has the release fields of each item (`choices` JSON-encoded).")
+          note="Each row is the first item of its sub-task in item order (`build_items(corpus, seed=0)` and "
+               "`track4_items(corpus, seed=0)`), not picked for how it reads. Options are shown in their placed "
+               "order with the correct one marked; Profile Reconstruction and Visual Grounding are free-form, so "
+               "their reference answer is shown. A File Grounding question reads as its source sub-task's: what "
+               "differs is that its evidence is answered from the rendered outputs. The CSV has the release "
+               "fields of each item (`choices` JSON-encoded).")
 def figure05_qa_examples(corpus: str | Path | None = None) -> FigureData:
     from ..bench.generate import build_items
+    from ..bench.track4 import track4_items
     from .corpus_source import resolve_corpus
 
-    frame = examples_frame(first_per_sub_track(build_items(resolve_corpus(corpus), seed=0)))
+    corpus = resolve_corpus(corpus)
+    frame = examples_frame(first_per_sub_track(build_items(corpus, seed=0) + track4_items(corpus, seed=0)))
     return FigureData(examples_figure(frame), frame)
