@@ -99,11 +99,13 @@ def test_chance_per_sub_task_is_the_mean_of_one_over_the_options():
              item("d1", "anomaly_detection", tuple("abcde"), channel="episodic"),
              item("p1", "profile_reconstruction", (), "reference text")]
     chance = {r["abbr"]: r for r in bv.subtask_chance(items).iter_rows(named=True)}
-    assert list(chance) == ["AttrRec", "BehavFP", "ProfRec", "BehavInf", "TraceDis", "AnomDet", "ShiftAna"]
+    assert list(chance) == ["AttrRec", "BehavFP", "ProfRec", "BehavInf", "TraceDis", "AnomDet", "ShiftAna",
+                            "FileGrd", "VisGrd"]
     assert chance["AttrRec"]["chance"] == pytest.approx(100 * (1 / 3 + 1 / 4) / 2)
     assert chance["AttrRec"]["items"] == 2 and chance["AnomDet"]["chance"] == pytest.approx(20.0)
     assert chance["ProfRec"]["chance"] is None and chance["ProfRec"]["items"] == 1  # free-form: judged, no chance
     assert chance["BehavFP"]["items"] == 0 and chance["BehavFP"]["chance"] is None
+    assert chance["VisGrd"]["items"] == 0 and chance["VisGrd"]["chance"] is None  # no Track 4 items given
 
 
 def results_rows():

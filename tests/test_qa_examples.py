@@ -9,6 +9,7 @@ import pytest
 
 from filegram_kit.bench.generate import build_items
 from filegram_kit.bench.schema import Item
+from filegram_kit.bench.track4 import track4_items
 from filegram_kit.engine import build_corpus
 from filegram_kit.report import reproduce
 from filegram_kit.report.qa_examples import TABLE, examples_figure, examples_frame, figure05_qa_examples
@@ -23,7 +24,7 @@ def tiny(tmp_path_factory) -> Path:
 
 def first_items(corpus: Path) -> dict[str, Item]:
     found: dict[str, Item] = {}
-    for item in build_items(corpus, seed=0):
+    for item in build_items(corpus, seed=0) + track4_items(corpus, seed=0):
         if item.sub_track not in found:
             found[item.sub_track] = item
     return found
@@ -45,11 +46,11 @@ def test_one_row_per_sub_task_each_equal_to_its_first_item(tiny):
 def test_free_form_rows_show_the_reference_answer(tiny):
     result = figure05_qa_examples(corpus=tiny)
     free = result.data.filter(pl.col("choices") == "[]")
-    assert free.height and set(free["sub_track"]) == {"profile_reconstruction"}
+    assert set(free["sub_track"]) == {"profile_reconstruction", "visual_grounding"}
     answers = result.figure.data[0].cells.values[2]
-    reference = free["correct"].item()
-    position = result.data["sub_track"].to_list().index("profile_reconstruction")
-    assert "reference answer" in answers[position] and reference.split()[0] in answers[position]
+    for row in free.iter_rows(named=True):
+        position = result.data["sub_track"].to_list().index(row["sub_track"])
+        assert "reference answer" in answers[position] and row["correct"].split()[0] in answers[position]
 
 
 def _plain(cell: str) -> list[str]:
