@@ -14,6 +14,7 @@ columns first, then one group_by with plain sums and maxima, so 1M events take w
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import polars as pl
@@ -86,8 +87,9 @@ _NEEDED = ("trajectory_id", "profile_id", "task_id", "event_type", "operation", 
            "depth", "lines_added", "lines_deleted", "file_path", "content")
 
 
-def _require(events: pl.DataFrame, columns: Iterable[str]) -> None:
-    missing = [c for c in columns if c not in events.columns]
+def _require(events: pl.DataFrame | pl.LazyFrame, columns: Iterable[str]) -> None:
+    names = events.collect_schema().names() if isinstance(events, pl.LazyFrame) else events.columns
+    missing = [c for c in columns if c not in names]
     if missing:
         hint = " (build the frame with events_frame(trajs, with_content=True))" if "content" in missing else ""
         raise ValueError(f"events frame lacks column(s) {', '.join(missing)}{hint}")
@@ -139,8 +141,8 @@ def _per_trajectory(flags: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("dir_depth").max().fill_null(0))
 
 
-def fingerprint_frame(events: pl.DataFrame) -> pl.DataFrame:
-    """The 17 features (`FEATURES`) per trajectory of an events frame that has a `content` column.
+def fingerprint_frame(events: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """The 17 features (`FEATURES`) per trajectory of an events frame (or a lazy one) with a `content` column.
 
     Rows are sorted by trajectory_id; values are Float64 rounded to 3 decimals.
     """
@@ -162,13 +164,19 @@ def fingerprint_frame(events: pl.DataFrame) -> pl.DataFrame:
             .sort("trajectory_id").collect())
 
 
-TrajectoriesOrFrame = Trajectory | Iterable[Trajectory] | pl.DataFrame
+TrajectoriesOrFrame = Trajectory | Iterable[Trajectory] | pl.DataFrame | pl.LazyFrame | str | Path
 
 
-def _frame_and_ids(trajs: TrajectoriesOrFrame) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """The events frame (with content) and, for trajectory input, every trajectory's ids (empty ones too)."""
-    if isinstance(trajs, pl.DataFrame):
+def _frame_and_ids(trajs: TrajectoriesOrFrame, *, ordered: bool = False
+                   ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | None]:
+    """The events frame (with content) and, for trajectory or corpus input, every trajectory's ids (empty ones
+    too). A corpus folder is read through its columnar store where it is current (`store.behaviour`)."""
+    if isinstance(trajs, pl.DataFrame | pl.LazyFrame):
         return trajs, None
+    if isinstance(trajs, str | Path):
+        from .store import behaviour
+
+        return behaviour(trajs, with_content=True, check_media=False, ordered=ordered)
     items = [trajs] if isinstance(trajs, Trajectory) else list(trajs)
     ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in items], schema=list(ID_COLUMNS), orient="row")
     return events_frame(items, with_content=True), ids
@@ -186,7 +194,8 @@ def _with_empty(out: pl.DataFrame, ids: pl.DataFrame | None, fill: float | None 
 
 
 def fingerprints(trajs: TrajectoriesOrFrame) -> pl.DataFrame:
-    """`fingerprint_frame` of a Trajectory, an iterable of them, or an events frame (which needs `content`).
+    """`fingerprint_frame` of a Trajectory, an iterable of them, an events frame (which needs `content`), or a
+    corpus folder (its trajectories cleaned; read from its columnar store where current, `filegram_kit.store`).
 
     Trajectories without any event still get a row (all zeros).
     """
@@ -362,7 +371,7 @@ def extended_features(trajs: TrajectoriesOrFrame) -> pl.DataFrame:
     has_* features are 0/1. Tone features read the last text each written or edited file was left with
     (0 when there is none); naming features read the names of created files.
     """
-    frame, ids = _frame_and_ids(trajs)
+    frame, ids = _frame_and_ids(trajs, ordered=True)  # the tone features keep each file's last text
     _require(frame, [*_NEEDED, "is_backup", "max_depth", "extra"])
     lazy = frame.lazy()
     base = lazy.group_by("trajectory_id").agg(pl.col("profile_id", "task_id").first(), *_extended_aggs())

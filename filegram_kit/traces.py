@@ -117,11 +117,18 @@ def _read(directory: Path, quarantine: bool, check_media: bool) -> tuple[Traject
             dropped.append(Quarantined.from_error(err, item.get("event_type") if isinstance(item, dict) else None))
             continue
         events.append(event)
-    profile_id, task_id = parse_trajectory_id(directory.name)
-    if profile_id is None:
-        profile_id = summary.get("profile_id") or next((e.profile_id for e in events if e.profile_id), None)
-        task_id = summary.get("task_id")
+    profile_id, task_id = trajectory_identity(directory.name, summary, (e.profile_id for e in events))
     return Trajectory(directory.name, tuple(events), profile_id, task_id, summary, media, directory), dropped
+
+
+def trajectory_identity(name: str, summary: dict, event_profiles: Iterable[str | None]) -> tuple[str | None,
+                                                                                              str | None]:
+    """(profile id, task id) of a trajectory folder: from its name, else its summary.json and events."""
+    profile_id, task_id = parse_trajectory_id(name)
+    if profile_id is None:
+        profile_id = summary.get("profile_id") or next((p for p in event_profiles if p), None)
+        task_id = summary.get("task_id")
+    return profile_id, task_id
 
 
 def read_trajectory(directory: str | Path, *, check_media: bool = True) -> Trajectory:
@@ -144,13 +151,33 @@ def _selected(dirs: list[Path], profiles: Iterable[str] | None, tasks: Iterable[
 
 
 def load_trajectories(path: str | Path, *, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None,
-                      quarantine: bool = False, check_media: bool = True,
-                      progress: bool | None = None) -> TrajectoryList:
+                      quarantine: bool = False, check_media: bool = True, progress: bool | None = None,
+                      store: bool = True) -> TrajectoryList:
     """Every trajectory under `path`, sorted by id (see module docstring for `quarantine`).
 
     `profiles` / `tasks` load only those personas / tasks, chosen by folder name before anything is read.
+    A corpus with a columnar store (`filegram_kit.store`) is read from it wherever the store is current
+    (same trajectories, ~10x faster); `store=False` reads every events.json.
     """
     dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
+    served: list[Trajectory] = []
+    if store:
+        from .store import EventStore
+
+        found = EventStore.open(path)
+        if found is not None:
+            ids, dirs = found.served(dirs)
+            served = found.load(ids)
+    out = load_dirs(dirs, quarantine=quarantine, check_media=check_media, progress=progress, where=path)
+    if served:
+        merged = sorted([*served, *out], key=lambda t: t.id)
+        out = TrajectoryList(merged, out.quarantine)
+    return out
+
+
+def load_dirs(dirs: list[Path], *, quarantine: bool = False, check_media: bool = True, progress: bool | None = None,
+              where: str | Path = "") -> TrajectoryList:
+    """These trajectory folders through the JSON path, in order (`load_trajectories` without a store)."""
     out = TrajectoryList()
     for directory in tqdm(dirs, desc="loading trajectories", unit="traj",
                           disable=None if progress is None else not progress):
@@ -165,8 +192,8 @@ def load_trajectories(path: str | Path, *, profiles: Iterable[str] | None = None
         out.quarantine.extend(dropped)
     if out.quarantine:
         files = len({q.file for q in out.quarantine})
-        warnings.warn(f"quarantined {len(out.quarantine)} invalid events/files in {files} file(s) under {path}; "
-                      "see .quarantine for each reason", stacklevel=2)
+        warnings.warn(f"quarantined {len(out.quarantine)} invalid events/files in {files} file(s) under {where}; "
+                      "see .quarantine for each reason", stacklevel=3)
     return out
 
 

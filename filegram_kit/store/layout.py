@@ -1,0 +1,95 @@
+"""Where a corpus' store lives, what code made it, and which of its trajectories are current.
+
+    <corpus>/store/STORE.json        format version and the digest of the code that decides the rows
+                  /index.parquet     one row per trajectory (`convert.INDEX_SCHEMA`); `part` names its rows
+                  /raw/<part>.parquet     every event: envelope columns + its exact JSON bytes
+                  /events/<part>.parquet  the behavioural events after clean(), frames.SCHEMA + content
+
+A trajectory's rows are current while its files' stamps (size and mtime of events.json,
+summary.json and media/manifest.json) are those in the index and the store was made by this code;
+anything else is read through the JSON path. Readers trust only parts the index names.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+
+from .convert import INDEX_SCHEMA, stamp
+
+FORMAT = 1
+STORE_DIR = "store"
+TABLES = ("raw", "events")
+# the code whose change changes the rows (not the import closure: it reaches the package __init__)
+STORE_SOURCES = ("store/*.py", "frames.py", "cleaning.py", "schema.py", "validation.py", "media.py", "traces.py")
+
+
+@cache
+def store_code() -> str:
+    from ..code_closure import PACKAGE, digest
+
+    return digest([p for pattern in STORE_SOURCES for p in PACKAGE.glob(pattern)])[:16]
+
+
+def corpus_root(path: str | Path) -> Path | None:
+    """The corpus folder of `path` (the corpus root or its signal/ folder), or None for anything else."""
+    path = Path(path)
+    if path.name == "signal" and path.is_dir():
+        return path.parent
+    return path if (path / "signal").is_dir() else None
+
+
+def store_dir(corpus: str | Path) -> Path:
+    return Path(corpus) / STORE_DIR
+
+
+def manifest(root: Path) -> dict | None:
+    try:
+        return json.loads((root / "STORE.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def is_ours(root: Path) -> bool:
+    """A store of this format, made by this code (else it is rebuilt, never read)."""
+    found = manifest(root)
+    return bool(found) and found.get("format") == FORMAT and found.get("code") == store_code()
+
+
+def read_index(root: Path) -> pl.DataFrame:
+    path = root / "index.parquet"
+    return pl.read_parquet(path) if path.is_file() else pl.DataFrame(schema=INDEX_SCHEMA)
+
+
+def part_path(root: Path, table: str, part: str) -> Path:
+    return root / table / f"{part}.parquet"
+
+
+@contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """One writer at a time: a second `update_store` on the same store waits for the first."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def scan_stamps(signal: Path) -> dict[str, str]:
+    """Every trajectory folder under `signal` -> its stamp (the folders `traces.find_trajectory_dirs` finds:
+    those holding an events.json file), one stat per stamped file."""
+    try:
+        names = sorted(e.name for e in os.scandir(signal))
+    except FileNotFoundError:
+        return {}
+    stamps = {name: stamp(signal / name) for name in names}
+    return {name: s for name, s in stamps.items() if s is not None}

@@ -1,0 +1,153 @@
+"""Read a corpus through its store: polars lazy scans of the events, and Trajectory objects without JSON.
+
+    store = EventStore.open("data/corpus")        # None when there is no store made by this code
+    frame, ids = behaviour("data/corpus", with_content=True)   # cleaned events (lazy) + every trajectory id
+
+`behaviour` is `events_frame(clean(load_trajectories(corpus)).trajectories)` for a whole corpus or a
+selection: rows of current trajectories come from the store, the rest (new, changed, or with a problem
+the JSON path must report) from the JSON path, so the answer never depends on whether a store is there.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+
+import polars as pl
+
+from ..frames import SCHEMA
+from ..schema import Event, Trajectory
+from .convert import loaded_trajectory, stamp
+from .layout import corpus_root, is_ours, part_path, read_index, store_dir
+from .lazyfields import LazyFields
+
+_EVENT = Event.__new__  # Events are built without __init__ (frozen: six object.__setattr__ calls each)
+
+
+class EventStore:
+    """A corpus' store (see `layout`). Build or refresh it with `update_store`."""
+
+    def __init__(self, corpus: str | Path):
+        self.corpus = Path(corpus)
+        self.root = store_dir(self.corpus)
+        self.signal = self.corpus / "signal"
+
+    @classmethod
+    def open(cls, path: str | Path) -> EventStore | None:
+        """The store of the corpus at `path` (its root or signal/ folder), or None (no store made by this code)."""
+        root = corpus_root(path)
+        return cls(root) if root is not None and is_ours(store_dir(root)) else None
+
+    @cached_property
+    def index(self) -> pl.DataFrame:
+        return read_index(self.root)
+
+    @cached_property
+    def _entries(self) -> dict[str, tuple[str, str | None]]:
+        return dict(zip(self.index["trajectory_id"], zip(self.index["stamp"], self.index["part"], strict=True),
+                        strict=True))
+
+    def served(self, dirs: Iterable[Path]) -> tuple[list[str], list[Path]]:
+        """(ids whose rows the store holds and are current, folders the JSON path must read)."""
+        mine, rest = [], []
+        for directory in dirs:
+            entry = self._entries.get(directory.name)
+            if (entry is not None and entry[1] is not None and directory.parent == self.signal
+                    and stamp(directory) == entry[0]):
+                mine.append(directory.name)
+            else:
+                rest.append(directory)
+        return mine, rest
+
+    def problems(self) -> pl.DataFrame:
+        """Trajectories the store leaves to the JSON path, with what is wrong (one row per problem)."""
+        rows = self.index.filter(pl.col("problems").is_not_null()).select("trajectory_id", "problems")
+        return (rows.with_columns(pl.col("problems").str.json_decode(
+            pl.List(pl.Struct({"file": pl.String, "event_index": pl.Int64, "field": pl.String, "reason": pl.String}))))
+            .explode("problems").unnest("problems"))
+
+    def _scan(self, table: str, ids: list[str] | None) -> pl.LazyFrame:
+        index = self.index if ids is None else self.index.filter(pl.col("trajectory_id").is_in(ids))
+        parts = sorted(set(index["part"].drop_nulls()))
+        if not parts:
+            return pl.LazyFrame(schema=_schema(table))
+        frame = pl.scan_parquet([part_path(self.root, table, p) for p in parts])
+        return frame if ids is None else frame.filter(pl.col("trajectory_id").is_in(ids))
+
+    def scan_events(self, ids: list[str] | None = None, *, with_content: bool = False) -> pl.LazyFrame:
+        """The stored behavioural events (cleaned) of `ids` (default: all stored), `frames.SCHEMA` columns."""
+        return self._scan("events", ids).select(*SCHEMA, *(["content"] if with_content else []))
+
+    def scan_raw(self, ids: list[str] | None = None) -> pl.LazyFrame:
+        """Every stored raw event: trajectory_id, event_index, envelope columns, `json` (its exact bytes)."""
+        return self._scan("raw", ids)
+
+    def load(self, ids: list[str]) -> list[Trajectory]:
+        """The trajectories of `ids` (stored and current: see `served`), as the JSON path would load them."""
+        if not ids:
+            return []
+        raw = self.scan_raw(ids).collect()
+        if not raw.select(pl.col("trajectory_id").is_sorted()).item():  # parts are written in id order
+            raw = raw.sort("trajectory_id", "event_index", maintain_order=True)
+        index = {r["trajectory_id"]: r for r in self.index.filter(pl.col("trajectory_id").is_in(ids))
+                 .iter_rows(named=True)}
+        columns = [raw[c].to_list() for c in ("trajectory_id", "event_id", "event_type", "timestamp", "session_id",
+                                               "profile_id", "json")]
+        by_id: dict[str, list[Event]] = {tid: [] for tid in ids}
+        with _collector_paused():  # ~77K new objects per 640 trajectories: the cyclic GC would rescan them often
+            for tid, event_id, kind, timestamp, session, profile, data in zip(*columns, strict=True):
+                event = _EVENT(Event)
+                event.__dict__.update(event_id=event_id, event_type=kind, timestamp=timestamp, session_id=session,
+                                      profile_id=profile, fields=LazyFields(data))
+                by_id[tid].append(event)
+            return [loaded_trajectory(index[tid], tuple(by_id[tid]), self.signal) for tid in ids]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside (the objects built here hold no cycles), as before afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _schema(table: str) -> dict[str, pl.DataType]:
+    from .convert import EVENTS_SCHEMA, RAW_SCHEMA
+
+    return RAW_SCHEMA if table == "raw" else EVENTS_SCHEMA
+
+
+def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterable[str] | None = None,
+              tasks: Iterable[str] | None = None, quarantine: bool = False, check_media: bool = True,
+              progress: bool | None = None, ordered: bool = True) -> tuple[pl.LazyFrame, pl.DataFrame]:
+    """(cleaned behavioural events of the trajectories under `path`, their ids), store first (module docstring).
+
+    The ids frame (trajectory_id, profile_id, task_id) lists every trajectory, those without a behavioural
+    event too. `ordered=False` skips the final sort by trajectory and event (fingerprints do not need it).
+    """
+    from ..cleaning import clean
+    from ..frames import events_frame
+    from ..traces import _selected, find_trajectory_dirs, load_dirs
+
+    dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
+    store = EventStore.open(path)
+    mine, rest = store.served(dirs) if store is not None else ([], dirs)
+    loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
+                             where=path)).trajectories
+    extra = events_frame(loaded, with_content=with_content)
+    ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in loaded],
+                       schema=["trajectory_id", "profile_id", "task_id"], orient="row")
+    if store is None or not mine:
+        return extra.lazy(), ids
+    frame = pl.concat([store.scan_events(None if len(mine) == len(store.index) else mine,
+                                         with_content=with_content), extra.lazy()])
+    stored_ids = store.index.filter(pl.col("trajectory_id").is_in(mine)).select(ids.columns)
+    ids = pl.concat([stored_ids, ids]).sort("trajectory_id")
+    return (frame.sort("trajectory_id", "event_index") if ordered else frame), ids
