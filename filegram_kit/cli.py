@@ -15,8 +15,10 @@ from .cli_bench import add_bench, add_eval
 from .cli_knowact import add_knowact
 from .cli_output import emit as _emit
 from .cli_record import add_record
+from .cli_store import add_store
 from .engine.corpus import CorpusError
 from .engine.style_packs import PACKS
+from .executors import ExecutorError, add_executor_arguments
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
@@ -107,8 +109,7 @@ def cmd_fingerprint(args: argparse.Namespace) -> int:
     from . import atomic
     from .fingerprint import FEATURES, fingerprints
 
-    trajs = load_trajectories(args.path)  # progress bar only on a terminal
-    frame = fingerprints(trajs).select("trajectory_id", *FEATURES)
+    frame = fingerprints(args.path).select("trajectory_id", *FEATURES)  # the store where current, else events.json
     if args.out is None:
         _emit(frame, args.format)
         return 0
@@ -122,7 +123,7 @@ def cmd_fingerprint(args: argparse.Namespace) -> int:
 def cmd_drift(args: argparse.Namespace) -> int:
     from .drift import drift
 
-    frame = drift(load_trajectories(args.path), tau=args.tau)
+    frame = drift(args.path, tau=args.tau)
     if args.flagged:
         frame = frame.filter(pl.col("flagged"))
     frame = frame.with_columns(pl.col("shifted_features").list.join(", "))
@@ -179,7 +180,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print(dry_run_corpus(backend=args.backend, seed=args.seed, profiles=personas, tasks=args.tasks).report())
         return 0
     report = build_corpus(args.out, seed=args.seed, profiles=personas, tasks=args.tasks, workers=args.workers,
-                          agent=args.agent, backend=args.backend, style_pack=args.style_pack)
+                          agent=args.agent, backend=args.backend, style_pack=args.style_pack, executor=args.executor,
+                          address=args.address)
     print(report)
     return 0
 
@@ -320,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="source", type=Path, metavar="DIR", help="with --setting multimodal or visual: the "
                    "text corpus (default: data/corpus, built on first use; --out defaults to DIR_multimodal or "
                    "DIR_visual)")
+    add_executor_arguments(p, what="trajectories (one per unit; each lands atomically)")
     p.set_defaults(func=cmd_corpus)
 
     p = sub.add_parser("fingerprint", help="the 17-D procedural fingerprint (paper Table 6) of each trajectory")
@@ -368,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval(sub, fmt)
     add_record(sub, fmt)
     add_knowact(sub, fmt)
+    add_store(sub)
     return parser
 
 
@@ -375,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (TraceError, KeyError, ValueError, CorpusError, FileNotFoundError, NotADirectoryError) as exc:
+    except (TraceError, KeyError, ValueError, CorpusError, ExecutorError, FileNotFoundError,
+            NotADirectoryError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError's str() adds quotes
         print(f"error: {message}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .cli_output import emit as _emit
+from .executors import add_executor_arguments
 
 
 def _print_audit(report) -> int:
@@ -172,7 +173,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     frame = evaluate(items, args.corpus, methods, backend=args.backend, out=args.out,
                      seed=args.seed, workers=args.workers, limit=args.limit, retry_errors=args.retry_errors,
-                     executor=args.executor)
+                     executor=args.executor, address=args.address)
     print(format_table3(table3(frame)), end="")
     if args.controls != "none":
         from .bench.controls import CONTROLS, evaluate_controls
@@ -242,8 +243,9 @@ def add_eval(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder (rerun to resume)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N items of each sub-task")
     p.add_argument("--workers", type=int, default=2, help="parallel workers (1 = serial, for debugging)")
-    p.add_argument("--executor", choices=("thread", "process"), default="thread", help="threads (API backends) or "
-                   "processes (CPU-bound offline runs: ~1.5x faster on 2 cores)")
+    add_executor_arguments(p, default="thread", choices=("thread", "process", "ray"), what="evaluation groups "
+                           "(threads for API backends, processes for CPU-bound offline runs: ~1.5x faster on 2 "
+                           "cores, ray: a persona per unit on a cluster)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retry-errors", action="store_true", help="recompute rows that hold an exception error")
     p.add_argument("--controls", default="all", metavar="LIST", help="control rows to add: all (default), none, or "

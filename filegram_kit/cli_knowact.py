@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from .executors import add_executor_arguments
+
 
 def cmd_knowact(args: argparse.Namespace) -> int:
     from .knowact import DEFAULT_METHODS, format_report, run_knowact
@@ -16,7 +18,8 @@ def cmd_knowact(args: argparse.Namespace) -> int:
     personas = [p.strip() for p in args.personas.split(",") if p.strip()] if args.personas else None
     params = json.loads(args.backend_params) if args.backend_params else None
     cases = run_knowact(args.corpus, args.out, methods=methods, backend=args.backend, backend_params=params,
-                        agent=args.agent, seed=args.seed, personas=personas, workers=args.workers)
+                        agent=args.agent, seed=args.seed, personas=personas, workers=args.workers,
+                        executor=args.executor, address=args.address)
     print(format_report(cases), end="")
     print(f"{cases.height} cases in {args.out / 'cases.parquet'}; act runs under {args.out / 'act'}")
     return 0
@@ -37,4 +40,5 @@ def add_knowact(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--personas", metavar="LIST", help="comma-separated persona ids (default: all in the corpus)")
     p.add_argument("--seed", type=int, default=0, help="split, question and act seed (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel persona workers (1 = serial, for debugging)")
+    add_executor_arguments(p, what="persona units")
     p.set_defaults(func=cmd_knowact)

@@ -15,6 +15,7 @@ task type does not explain; equal to `deviation` when the user has < 2 other ses
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,8 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
     return out.select(list(DRIFT_SCHEMA))
 
 
-def drift(trajs: Trajectory | Iterable[Trajectory], *, backend: Any = None, tau: float = 1.5,
+def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Any = None, tau: float = 1.5,
           judge: bool = True) -> pl.DataFrame:
-    """`drift_frame` of the trajectories' fingerprints, grouped by user (profile_id)."""
+    """`drift_frame` of the trajectories' fingerprints, grouped by user (profile_id); a corpus folder is read
+    through its columnar store where it is current (`fingerprints`)."""
     return drift_frame(fingerprints(trajs), backend=backend, tau=tau, judge=judge)

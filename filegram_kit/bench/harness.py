@@ -391,26 +391,28 @@ class RunState:
 def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[MethodSpec] | Mapping[str, Mapping | None], *,
              backend: Any = "offline", backend_params: Mapping[str, Any] | None = None, out: str | Path,
              seed: int = 0, workers: int = 2, limit: int | None = None, progress: bool | None = None,
-             retry_errors: bool = False, executor: str = "thread") -> pl.DataFrame:
+             retry_errors: bool = False, executor: str = "thread", address: str | None = None) -> pl.DataFrame:
     """Answer `items` with each method's memory of their inputs; rows stream to out/results.jsonl.
 
     methods: names, name -> params for get_memory, or (name, params) pairs (several parameter sets of one
     method; those differing only in retrieval params share each ingest: SharedIngests). backend: a name
     (with backend_params) or a Backend. limit: the first N items of each sub_track. retry_errors: recompute
     the rows of earlier runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "thread" (a pool of
-    `workers` threads; workers=1 runs serially, in order) or "process" (`workers` spawned processes,
-    for CPU-bound backends such as offline; needs the backend by name; see parallel.py). Returns the
+    `workers` threads; workers=1 runs serially, in order), "process" (`workers` spawned processes,
+    for CPU-bound backends such as offline; needs the backend by name; see parallel.py) or "ray" (a
+    persona's groups per unit on a Ray cluster at `address`, a local Ray of `workers` CPUs when None;
+    filegram_kit.executors). Rows, resume and manifest are the same whichever runs them. Returns the
     rows of this selection (earlier runs' included), in method then item order.
     """
     from .manifest import check_resume, run_facts, write_manifest
 
     all_items, out = list(items), Path(out)
     chosen, specs = select(all_items, limit), resolve_methods(methods)
-    if executor not in ("thread", "process"):
-        raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
+    if executor not in ("thread", "process", "ray"):
+        raise ValueError(f"executor must be 'thread', 'process' or 'ray', got {executor!r}")
     client, client_params = _backend(backend, backend_params, seed)
-    if executor == "process" and client_params is None:
-        raise ValueError("executor='process' builds a backend in each worker: give the backend by name")
+    if executor in ("process", "ray") and client_params is None:
+        raise ValueError(f"executor={executor!r} builds a backend in each worker: give the backend by name")
     run = {"backend": client.name, "model": client.model, "seed": int(seed)}
     facts = run_facts(all_items, chosen, corpus, limit, run["backend"])
     check_resume(out, facts)
@@ -441,7 +443,14 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[Method
             client.usage.add(phase, **counts)
 
     try:
-        if executor == "process" and workers > 1 and groups:
+        if executor == "ray" and groups:
+            from ..executors import get_executor
+            from .parallel import run_on_executor
+
+            run_on_executor(groups, executor=get_executor("ray", workers=workers, address=address), corpus=corpus,
+                            backend_name=backend, backend_params=client_params, run=run, emit_row=emit_row,
+                            add_usage=add_usage)
+        elif executor == "process" and workers > 1 and groups:
             from .parallel import run_in_processes
 
             run_in_processes(groups, corpus=corpus, backend_name=backend, backend_params=client_params, run=run,

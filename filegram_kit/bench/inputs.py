@@ -60,7 +60,9 @@ class TrajectoryStore:
         return self._anonymous[trajectory_id]
 
     def get(self, trajectory_id: str) -> Trajectory:
-        if trajectory_id not in self._cache:
+        if trajectory_id not in self._cache and "_" in trajectory_id:
+            self.preload([trajectory_id])  # through the corpus, so its store serves it
+        if trajectory_id not in self._cache:  # a folder whose name is not <profile>_<task>
             found = load_trajectories(self.corpus / "signal" / trajectory_id, progress=False)
             self._cache[trajectory_id] = clean(found).trajectories[0]
         return self._cache[trajectory_id]

@@ -25,6 +25,7 @@ import queue as queues
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -121,24 +122,63 @@ def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, 
     _WORKER["blas_limits"] = one_blas_thread()
 
 
-def _run_batch(groups: list) -> dict[str, dict[str, int]]:
-    """Ingest and answer a batch of groups in this worker; rows go to the queue; returns the usage spent."""
+def _answer_batch(groups: list, store: TrajectoryStore, backend: Any, run: dict[str, Any],
+                  put: Callable[[dict[str, Any]], None]) -> dict[str, dict[str, int]]:
+    """Ingest and answer a batch of groups; each row goes to `put` as it is made; returns the usage spent."""
     from .harness import SharedIngests, SharedInputs, answer_item, ingest_group, make_row, preload, tallied
 
-    backend, rows, run = _WORKER["backend"], _WORKER["rows"], _WORKER["run"]
     before = json.loads(json.dumps(backend.usage.counts))
-    preload(_WORKER["store"], groups)
-    inputs, ingests = SharedInputs(_WORKER["store"], groups), SharedIngests(groups)
+    preload(store, groups)
+    inputs, ingests = SharedInputs(store, groups), SharedIngests(groups)
     with tallied(backend) as tally:
         for group in groups:
             ingest_group(group, inputs, backend, ingests)
             for item in group.items:
                 fields = ({"error": group.error[0], "error_message": group.error[1]} if group.error
                           else answer_item(group, item, backend, tally))
-                rows.put(make_row(group, item, fields, run))
+                put(make_row(group, item, fields, run))
             group.memory = None
     return {phase: {k: v - before.get(phase, {}).get(k, 0) for k, v in counts.items()}
             for phase, counts in backend.usage.counts.items()}
+
+
+def _run_batch(groups: list) -> dict[str, dict[str, int]]:
+    """A pool worker's batch: rows go to the queue at once (parent writes them); returns the usage spent."""
+    return _answer_batch(groups, _WORKER["store"], _WORKER["backend"], _WORKER["run"], _WORKER["rows"].put)
+
+
+# -- any executor (Ray): a batch is a unit that returns its rows ----------------------------------------------------
+
+
+@cache
+def _unit_state(corpus: str, backend_name: str, params_json: str, memories_json: str) -> tuple[Any, Any, Any]:
+    """Per worker process: the corpus' trajectories, the backend, one BLAS thread (as a pool worker has)."""
+    MEMORIES.update(json.loads(memories_json))
+    return TrajectoryStore(corpus), get_backend(backend_name, **json.loads(params_json)), one_blas_thread()
+
+
+def _batch_unit(groups: list, corpus: str, backend_name: str, params_json: str, memories_json: str,
+                run: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
+    """One batch as a unit of work: (its rows, the usage spent). Nothing is written, so a re-run is harmless."""
+    store, backend, _ = _unit_state(corpus, backend_name, params_json, memories_json)
+    rows: list[dict[str, Any]] = []
+    usage = _answer_batch(groups, store, backend, run, rows.append)
+    return rows, usage
+
+
+def run_on_executor(groups: list, *, executor: Any, corpus: str | Path, backend_name: str,
+                    backend_params: dict[str, Any], run: dict[str, Any],
+                    emit_row: Callable[[dict[str, Any]], None],
+                    add_usage: Callable[[dict[str, dict[str, int]]], None]) -> None:
+    """The batches (as `run_in_processes` makes them) as units on `executor` (filegram_kit.executors); each
+    finished batch's rows are emitted here, in this process."""
+    params_json, memories_json = json.dumps(backend_params, sort_keys=True), json.dumps(dict(MEMORIES))
+    calls = [(batch, str(corpus), backend_name, params_json, memories_json, run)
+             for batch in batches(groups, executor.workers)]
+    for _, (rows, usage) in executor.imap(_batch_unit, calls):
+        for row in rows:
+            emit_row(row)
+        add_usage(usage)
 
 
 def batches(groups: list, workers: int) -> list[list]:

@@ -22,7 +22,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -51,7 +50,8 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
                        "tasks.py", "datafiles.py", "data/*.json")
-FINGERPRINT_EXCLUDED = ("data/calibration.json",)  # fit on the engine's output (FileGramOS), not an input to it
+FINGERPRINT_EXCLUDED = ("data/calibration.json",  # fit on the engine's output (FileGramOS), not an input to it
+                        "engine/stats.py", "engine/realism.py")  # they read corpora, never write one
 TRUTH_DIR = "truth"  # per-trajectory expression records, merged into expressed.json
 START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
 
@@ -223,12 +223,17 @@ class BuildReport:
 def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
                  tasks: Iterable[Task | str] | None = None, workers: int | None = None,
                  progress: bool | None = None, agent: str = "offline", backend: str = "offline",
-                 backend_params: dict[str, Any] | None = None, style_pack: str = "A") -> BuildReport:
+                 backend_params: dict[str, Any] | None = None, style_pack: str = "A",
+                 store: bool = True, executor: str = "process", address: str | None = None) -> BuildReport:
     """Build (or finish building) the corpus in `out`; returns how many trajectories were run.
 
     agent="llm" runs the LLM agent with `backend` (a registered name, e.g. "gemini") built in each
     worker with `backend_params`; its answers go through the response cache, so a rerun is free.
     `style_pack` words the offline agent's outputs (see `generate_trajectory`); one pack per folder.
+    `store`: convert what landed into the corpus' columnar event store (`filegram_kit.store`), which every
+    reader then uses where it is current; a resumed build converts only the new trajectories.
+    `executor`: where the trajectories are generated, "process" (default), "thread", "serial" or "ray" (at
+    `address`, a local Ray when None; filegram_kit.executors); each lands atomically, so a re-run unit is harmless.
     """
     _check_pack(style_pack, agent)
     params_json = json.dumps(backend_params or {}, sort_keys=True)
@@ -250,10 +255,14 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     _in_parallel(_build_template, [(t, str(cache), seed) for t in chosen_t], workers, "workspaces", disable)
     todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
     _in_parallel(_run_job, [(j, str(signal), seed, str(cache), agent, backend, params_json, style_pack) for j in todo],
-                 workers, "trajectories", disable)
+                 workers, "trajectories", disable, executor, address)
     _write_ground_truth(out, jobs, seed)
     manifest["trajectories"] = sum(1 for _ in signal.glob("*/events.json"))
     atomic.write_json(out / "corpus.json", manifest)
+    if store:
+        from ..store import update_store
+
+        update_store(out, workers=workers, progress=progress, executor=executor, address=address)
     return BuildReport(out, len(todo), len(jobs) - len(todo))
 
 
@@ -294,19 +303,18 @@ def _build_template(task: Task, cache: str, seed: int) -> str:
     return str(ensure_template(task, cache, seed=seed))
 
 
-def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable: bool | None) -> None:
-    """fn(*args) for each args tuple, in a process pool (serially with workers=1, easier to debug)."""
+def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable: bool | None,
+                 executor: str = "process", address: str | None = None) -> None:
+    """fn(*args) for each args tuple on `executor` (filegram_kit.executors; serially with workers=1, easier to
+    debug)."""
+    from ..executors import get_executor
+
     workers = max(1, min(workers or os.cpu_count() or 1, len(calls) or 1))
+    runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,
+                          address=address)
     with tqdm(total=len(calls), desc=desc, unit="task" if desc == "workspaces" else "traj", disable=disable) as bar:
-        if workers == 1:
-            for args in calls:
-                fn(*args)
-                bar.update()
-            return
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(fn, *args) for args in calls]):
-                future.result()
-                bar.update()
+        for _ in runner.imap(fn, calls):
+            bar.update()
 
 
 def dry_run_corpus(*, backend: str, seed: int = 0, profiles: Iterable[Profile | str] | None = None,

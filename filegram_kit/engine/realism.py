@@ -101,13 +101,11 @@ def _tidy(rows: list[dict]) -> pl.DataFrame:
 
 def corpus_separability(corpus: str | Path) -> pl.DataFrame:
     """`separability` of a corpus folder built by `build_corpus` (reads its perturbations.json)."""
-    from ..cleaning import clean
-    from ..frames import events_frame
-    from ..traces import load_trajectories
+    from ..store import behaviour
 
     corpus = Path(corpus)
-    cleaned, _ = clean(load_trajectories(corpus, progress=False))
+    frame = behaviour(corpus, progress=False)[0].collect()  # events_frame(clean(...)), the store where current
     manifest = corpus / "perturbations.json"
     shifts = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else []
     personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else None
-    return separability(events_frame(cleaned), profiles=personas, perturbations=shifts)
+    return separability(frame, profiles=personas, perturbations=shifts)

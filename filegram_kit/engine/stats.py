@@ -25,10 +25,18 @@ METADATA_SHARE_TOLERANCE = 0.05
 
 
 def count_events(path: str | Path) -> tuple[Counter[str], int]:
-    """Raw event-type counts over every trajectory under `path`, and the number of trajectories."""
+    """Raw event-type counts over every trajectory under `path`, and the number of trajectories (a corpus'
+    columnar store counts the trajectories it holds current, one group_by)."""
+    from ..store import EventStore
+
     counts: Counter[str] = Counter()
     dirs = find_trajectory_dirs(path)
-    for directory in dirs:
+    store = EventStore.open(path)
+    served, rest = store.served(dirs) if store is not None else ([], dirs)
+    if served:
+        frame = store.scan_raw(None if len(served) == store.index.height else served).group_by("event_type").len()
+        counts.update(dict(frame.collect().iter_rows()))
+    for directory in rest:
         events = json.loads((directory / "events.json").read_text(encoding="utf-8"))
         counts.update(e.get("event_type") for e in events)
     return counts, len(dirs)

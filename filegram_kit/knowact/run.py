@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing as mp
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -74,19 +72,19 @@ def _state(corpus: str, backend: str, params_json: str):
     return UnitState.load(corpus, backend, json.loads(params_json))
 
 
-def _run_units(calls: list[tuple], workers: int, progress: bool | None) -> None:
-    disable = None if progress is None else not progress
-    with tqdm(total=len(calls), desc="knowact", unit="persona", disable=disable) as bar:
-        if workers == 1 or len(calls) < 2:
-            for args in calls:
-                _unit(*args)
-                bar.update()
-            return
-        # spawned, never forked: polars (and the offline backend's threads) do not survive a fork (bench/parallel.py)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
-            for future in as_completed([pool.submit(_unit, *args) for args in calls]):
-                future.result()
-                bar.update()
+def _run_units(calls: list[tuple], workers: int, progress: bool | None, executor: str = "process",
+               address: str | None = None) -> None:
+    """Every persona unit on `executor` (filegram_kit.executors: spawned processes by default, never forked:
+    polars and the offline backend's threads do not survive a fork). A unit writes its files atomically, so a
+    unit Ray runs again after a lost worker leaves the same files."""
+    from ..executors import get_executor
+
+    runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,
+                          address=address)
+    with tqdm(total=len(calls), desc="knowact", unit="persona",
+              disable=None if progress is None else not progress) as bar:
+        for _ in runner.imap(_unit, calls):
+            bar.update()
 
 
 def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: Sequence[str] | None = None
@@ -107,8 +105,11 @@ def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: 
 def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] = DEFAULT_METHODS,
                 backend: str = "offline", backend_params: dict[str, Any] | None = None, agent: str = "offline",
                 seed: int = 0, personas: Iterable[str | Profile] | None = None, workers: int | None = None,
-                progress: bool | None = None) -> pl.DataFrame:
-    """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it."""
+                progress: bool | None = None, executor: str = "process", address: str | None = None
+                ) -> pl.DataFrame:
+    """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it.
+
+    `executor` / `address`: where the persona units run ("process", "thread", "serial" or "ray")."""
     from ..bench.facts import corpus_facts
     from ..llm import get_backend
     from ..memory.base import MEMORIES
@@ -138,7 +139,7 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     params_json = json.dumps(params, sort_keys=True)
     _state.cache_clear()  # a serial run in this process must read this corpus as it is now
     calls = [(str(corpus), str(out), pid, methods, backend, params_json, agent, seed) for pid in chosen]
-    _run_units(calls, max(1, min(workers or os.cpu_count() or 1, len(calls))), progress)
+    _run_units(calls, max(1, min(workers or os.cpu_count() or 1, len(calls))), progress, executor, address)
     cases = load_cases(out, methods, chosen)
     buffer = io.BytesIO()
     cases.write_parquet(buffer, **PARQUET_OPTIONS)

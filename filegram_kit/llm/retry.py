@@ -52,9 +52,14 @@ def is_transient(exc: BaseException) -> bool:
 def call_with_retries(fn: Callable[[], T], *, what: str, key_hint: str = "", retries: int = 4,
                       base_delay: float = 1.0, max_delay: float = 30.0, seed: int = 0,
                       sleep: Callable[[float], None] = time.sleep) -> T:
-    """fn() with up to `retries` retries of transient failures; raises ProviderError / AuthError."""
-    jitter = random.Random(seed)
+    """fn() with up to `retries` retries of transient failures; raises ProviderError / AuthError. Every attempt
+    first waits for its slot of the shared request rate (FILEGRAM_RPM, `ratelimit.shared_limiter`)."""
+    from .ratelimit import shared_limiter
+
+    jitter, limiter = random.Random(seed), shared_limiter()
     for attempt in range(retries + 1):
+        if limiter is not None:
+            limiter.acquire()
         try:
             return fn()
         except Exception as exc:

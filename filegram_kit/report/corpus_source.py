@@ -134,7 +134,6 @@ def ground_truth(corpus: str | Path) -> tuple[dict, list[dict]]:
 
 def cleaned_frame(corpus: str | Path, *, progress: bool | None = None) -> pl.DataFrame:
     """The corpus's behavioral events (after `clean()`) as one polars frame (`events_frame`)."""
-    from ..traces import clean, events_frame, load_trajectories
+    from ..store import behaviour
 
-    trajs = load_trajectories(corpus, check_media=False, progress=progress)
-    return events_frame(clean(trajs).trajectories)
+    return behaviour(corpus, check_media=False, progress=progress)[0].collect()  # the store where current

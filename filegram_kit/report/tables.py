@@ -169,10 +169,8 @@ def fingerprint_table(fp: pl.DataFrame, tiers: pl.DataFrame) -> pl.DataFrame:
                "of the second), ties half: 0.5 is no separation. S = {csv, json, xlsx, yaml, xml, tsv}, "
                "I = {png, jpg, jpeg, svg, gif}, exactly the release's sets (.yml, .webp are not members).")
 def table06_fingerprint(corpus: str | Path | None = None) -> pl.DataFrame:
-    from ..cleaning import clean
     from ..fingerprint import fingerprints
-    from ..traces import load_trajectories
 
     corpus = resolve_corpus(corpus)
-    fp = fingerprints(clean(load_trajectories(corpus, check_media=False, progress=False)).trajectories)
+    fp = fingerprints(corpus)  # cleaned; read from the corpus' store where it is current
     return fingerprint_table(fp, corpus_tiers(corpus, fp))

@@ -1,0 +1,111 @@
+"""Executors (where work units run) and the one request-rate limit all workers share."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from filegram_kit.executors import EXECUTORS, ExecutorError, RayExecutor, get_executor
+from filegram_kit.llm import ratelimit
+from filegram_kit.llm.ratelimit import FileLimiter, shared_limiter
+from filegram_kit.llm.retry import call_with_retries
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+@pytest.mark.parametrize("name", ["serial", "thread", "process"])
+def test_every_local_executor_runs_every_unit_once(name):
+    calls = [(i,) for i in range(7)]
+    got = dict(get_executor(name, workers=2).imap(_square, calls))
+    assert got == {i: i * i for i in range(7)}
+
+
+def test_unknown_executors_and_misplaced_addresses_are_refused():
+    with pytest.raises(ValueError, match="unknown executor 'cluster'"):
+        get_executor("cluster")
+    with pytest.raises(ValueError, match="needs executor 'ray'"):
+        get_executor("process", address="ray://head:10001")
+    assert set(EXECUTORS) == {"serial", "thread", "process", "ray"}
+
+
+def test_ray_missing_is_said_plainly(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    with pytest.raises(ExecutorError, match=r"filegram_kit\[scale\]"):
+        list(RayExecutor(workers=1).imap(_square, [(1,)]))
+
+
+def test_a_failing_unit_stops_the_run_with_its_own_error():
+    def boom(x):
+        raise KeyError(f"unit {x}")
+
+    with pytest.raises(KeyError, match="unit 0"):
+        list(get_executor("thread", workers=2).imap(boom, [(0,), (1,)]))
+
+
+# -- the rate limit -------------------------------------------------------------------------------------------
+
+
+def _at_time_zero() -> float:
+    return 0.0
+
+
+def _reserve(path: str, rpm: float, n: int) -> list[float]:
+    limiter = FileLimiter(path, rpm, clock=_at_time_zero, sleep=lambda s: None)
+    return [limiter.reserve() for _ in range(n)]
+
+
+def test_processes_sharing_one_limiter_get_distinct_consecutive_slots(tmp_path):
+    path = str(tmp_path / "rate.json")
+    waits = []
+    for _, found in get_executor("process", workers=2).imap(_reserve, [(path, 120.0, 25), (path, 120.0, 25)]):
+        waits += found
+    # a clock stopped at 0: every reservation is the next free half-second slot, whichever process asked
+    assert sorted(waits) == [0.5 * k for k in range(50)]
+
+
+def test_the_limit_comes_from_the_environment(tmp_path, monkeypatch):
+    ratelimit._shared.cache_clear()
+    monkeypatch.delenv("FILEGRAM_RPM", raising=False)
+    assert shared_limiter() is None
+    monkeypatch.setenv("FILEGRAM_RPM", "fast")
+    with pytest.raises(ValueError, match="FILEGRAM_RPM must be a number"):
+        shared_limiter()
+    monkeypatch.setenv("FILEGRAM_RPM", "-3")
+    with pytest.raises(ValueError, match="must be positive"):
+        shared_limiter()
+    monkeypatch.setenv("FILEGRAM_RPM", "30")
+    monkeypatch.setenv("FILEGRAM_LIMITER", str(tmp_path / "shared.json"))
+    limiter = shared_limiter()
+    assert isinstance(limiter, FileLimiter) and limiter.interval == 2.0 and limiter.path == tmp_path / "shared.json"
+    ratelimit._shared.cache_clear()
+
+
+def test_every_provider_attempt_waits_for_its_slot(monkeypatch):
+    class Counting:
+        calls = 0
+
+        def acquire(self):
+            Counting.calls += 1
+            return 0.0
+
+    monkeypatch.setattr(ratelimit, "shared_limiter", lambda: Counting())
+    attempts = []
+
+    def flaky():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise TimeoutError("slow")
+        return "ok"
+
+    assert call_with_retries(flaky, what="test", sleep=lambda s: None) == "ok"
+    assert Counting.calls == len(attempts) == 3
+
+
+def test_a_torn_state_file_starts_afresh(tmp_path):
+    path = tmp_path / "rate.json"
+    path.write_text("{not json", encoding="utf-8")
+    limiter = FileLimiter(path, 60.0, clock=_at_time_zero, sleep=lambda s: None)
+    assert [limiter.reserve() for _ in range(3)] == [0.0, 1.0, 2.0]
