@@ -167,14 +167,18 @@ def sample_profiles(n: int, seed: int = 0, *, exclude: dict[str, Profile] | None
 
     Each dimension's tiers are balanced across the sample (every tier appears once n >= 3), no two
     personas share a tier vector, none repeats a vector of `exclude` (default: the paper's 20),
-    attributes follow `attribute_model`, languages alternate English/Chinese.
+    attributes follow `attribute_model`, languages alternate English/Chinese. There are only 3^6 = 729
+    tier vectors: beyond the 709 the paper's 20 leave (scale runs: `filegram corpus --sample 1000`), every
+    allowed vector is used once per full round and the rest are drawn as above, so personas share vectors
+    but differ in attributes, language, name and role. A sample of up to 709 is as it always was.
     """
     exclude = load_profiles() if exclude is None else exclude
     taken = {p.vector for p in exclude.values()}
-    if n < 1 or n > 3 ** len(DIMENSION_CODES) - len(taken):
-        raise ValueError(f"n must be between 1 and {3 ** len(DIMENSION_CODES) - len(taken)} distinct personas; got {n}")
+    if n < 1:
+        raise ValueError(f"n must be at least 1 persona; got {n}")
     rng = np.random.default_rng(seed)
-    vectors = _distinct_balanced_vectors(n, taken, rng)
+    limit = 3 ** len(DIMENSION_CODES) - len(taken)
+    vectors = _distinct_balanced_vectors(n, taken, rng) if n <= limit else _covering_vectors(n, taken, rng)
     model = attribute_model()
     names = {lang: _draw_cycling(pool, rng) for lang, pool in _NAMES.items()}
     roles = _draw_cycling(_ROLES, rng)
@@ -224,6 +228,16 @@ def _distinct_balanced_vectors(n: int, taken: set[str], rng: np.random.Generator
     if cost:
         raise RuntimeError(f"could not balance {n} distinct personas over the tiers; try another seed or a smaller n")
     return chosen
+
+
+def _covering_vectors(n: int, taken: set[str], rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """n > the allowed vectors: every allowed vector once per full round (shuffled), the remainder distinct
+    and balanced (`_distinct_balanced_vectors`)."""
+    allowed = [v for v in itertools.product(range(3), repeat=len(DIMENSION_CODES))
+               if "".join("LMR"[t] for t in v) not in taken]
+    rounds, rest = divmod(n, len(allowed))
+    vectors = [allowed[i] for _ in range(rounds) for i in rng.permutation(len(allowed))]
+    return vectors + (_distinct_balanced_vectors(rest, taken, rng) if rest else [])
 
 
 # ---------------------------------------------------------------------------------------------

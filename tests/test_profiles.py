@@ -112,10 +112,23 @@ def test_sampled_attributes_follow_the_paper_model():
 
 def test_sample_size_limits():
     assert len(sample_profiles(1, seed=0)) == 1
-    with pytest.raises(ValueError, match="between 1 and"):
+    with pytest.raises(ValueError, match="at least 1"):
         sample_profiles(0)
-    with pytest.raises(ValueError, match="between 1 and 709"):
-        sample_profiles(800)
+
+
+def test_samples_beyond_the_tier_vectors_cover_every_vector_and_keep_the_smaller_samples():
+    """729 tier vectors, 709 without the paper's 20: a larger sample uses each of them per full round."""
+    paper = {p.vector for p in load_profiles().values()}
+    big = sample_profiles(1500, seed=3)
+    counts = Counter(p.vector for p in big)
+    assert len(big) == len({p.id for p in big}) == 1500 and not set(counts) & paper
+    assert len(counts) == 709 and set(counts.values()) <= {2, 3}  # two full rounds, then 82 distinct more
+    for d in DIMENSION_CODES:
+        tiers = Counter(p.tiers[d].value for p in big)
+        assert max(tiers.values()) - min(tiers.values()) <= 30, (d, tiers)  # as even as the vector space allows
+    small = sample_profiles(40, seed=3)
+    assert [p.vector for p in small] == [p.vector for p in sample_profiles(40, seed=3)]
+    assert len({p.vector for p in small}) == 40
 
 
 # -- perturbation schedule -------------------------------------------------------------------------
