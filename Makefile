@@ -98,6 +98,8 @@ bench: $(STAMP) ## run the speed/memory benchmarks and rewrite BENCHMARKS.md
 	$(BIN)/python benchmarks/record.py --append BENCHMARKS.md
 	$(BIN)/python benchmarks/track4.py --seeds 0,1 --append BENCHMARKS.md
 	$(BIN)/python benchmarks/reproduce.py --append BENCHMARKS.md
+	$(BIN)/python benchmarks/scale.py
+	$(BIN)/python benchmarks/plan.py
 
 clean: ## remove generated data, caches and build leftovers (keeps .venv and figures/)
 	rm -rf data build dist .pytest_cache .ruff_cache *.egg-info

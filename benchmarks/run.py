@@ -3,8 +3,9 @@
     python benchmarks/run.py --out BENCHMARKS.md [--workers 2] [--seed 0]
 
 Builds the task workspaces, then the full offline corpus (20 personas x 32 tasks) in a fresh
-folder, resumes it once (nothing left to do), then times load (with media checks), clean and
-events_frame over it. Results are written as a Markdown table; nothing here is asserted by tests.
+folder (its columnar store included), resumes it once (nothing left to do), converts it to the store
+again, then times load from the store and from events.json (with media checks), clean, events_frame
+and fingerprints from the store. Results are written as a Markdown table; nothing here is asserted by tests.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import filegram_kit as fk
 from filegram_kit import atomic
 from filegram_kit.engine import build_corpus, count_events, metadata_share
+from filegram_kit.store import update_store
 from filegram_kit.tasks import load_tasks
 from filegram_kit.workspace import ensure_template
 
@@ -47,13 +49,18 @@ def main() -> None:
         timed("build_corpus again (resume: nothing to do)",
               lambda: build_corpus(root, seed=args.seed, workers=args.workers, progress=False), results)
         counts, n = count_events(root)
-        trajs = timed("load_trajectories (validate + media check)",
-                      lambda: fk.load_trajectories(root, progress=False), results)
+        timed(f"update_store: convert {n} trajectories to the columnar store (rebuild)",
+              lambda: update_store(root, rebuild=True, progress=False), results)
+        fk.load_trajectories(root, progress=False)  # warm: the first read opens the store's files
+        timed("load_trajectories from the store", lambda: fk.load_trajectories(root, progress=False), results)
+        trajs = timed("load_trajectories from events.json (validate + media check)",
+                      lambda: fk.load_trajectories(root, progress=False, store=False), results)
         cleaned, report = timed("clean", lambda: fk.clean(trajs), results)
         frame = timed("events_frame (cleaned)", lambda: fk.events_frame(cleaned), results)
         timed("events_frame (cleaned, with_content)", lambda: fk.events_frame(cleaned, with_content=True), results)
         timed("save_trajectories (cleaned)", lambda: fk.save_trajectories(cleaned, Path(tmp) / "out", progress=False),
               results)
+        timed("fingerprints(corpus): from the store, end to end", lambda: fk.fingerprints(root), results)
         size_mb = sum(p.stat().st_size for p in (root / "signal").rglob("*") if p.is_file()) / 2**20
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

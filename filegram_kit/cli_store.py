@@ -6,14 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import polars as pl
-
 from .cli_output import emit
 
 
 def cmd_store(args: argparse.Namespace) -> int:
     from .store import EventStore, StoreError, update_store
-    from .store.layout import corpus_root, scan_stamps
+    from .store.layout import corpus_root
 
     root = corpus_root(args.path)
     if root is None:
@@ -30,12 +28,10 @@ def cmd_store(args: argparse.Namespace) -> int:
     if store is None:
         print(f"{root}: no store made by this code (run `filegram store {root}`)")
         return 1
-    stamps = scan_stamps(root / "signal")
-    index = store.index.with_columns(pl.col("trajectory_id").replace_strict(stamps, default=None).alias("now"))
-    current = index.filter((pl.col("stamp") == pl.col("now")) & pl.col("problems").is_null()).height
-    print(f"{store.root}: {index.height} trajectories indexed, {current} current, "
-          f"{len(set(stamps) - set(index['trajectory_id']))} not yet converted, "
-          f"{index.filter(pl.col('problems').is_not_null()).height} left to the JSON path (problems)")
+    counts = dict(store.status().group_by("state").len().iter_rows())
+    print(f"{store.root}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("current", "stale", "new", "gone",
+                                                                          "problems"))
+          + " (stale, new and problem trajectories are read from events.json; gone ones are dropped by an update)")
     problems = store.problems()
     if problems.height:
         emit(problems, "table")

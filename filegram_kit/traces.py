@@ -159,15 +159,15 @@ def load_trajectories(path: str | Path, *, profiles: Iterable[str] | None = None
     A corpus with a columnar store (`filegram_kit.store`) is read from it wherever the store is current
     (same trajectories, ~10x faster); `store=False` reads every events.json.
     """
-    dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
-    served: list[Trajectory] = []
-    if store:
-        from .store import EventStore
+    from .store import EventStore
 
-        found = EventStore.open(path)
-        if found is not None:
-            ids, dirs = found.served(dirs)
-            served = found.load(ids)
+    found = EventStore.open(path) if store else None
+    served: list[Trajectory] = []
+    if found is not None:
+        ids, dirs = found.split(path, profiles, tasks)
+        served = found.load(ids)
+    else:
+        dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
     out = load_dirs(dirs, quarantine=quarantine, check_media=check_media, progress=progress, where=path)
     if served:
         merged = sorted([*served, *out], key=lambda t: t.id)

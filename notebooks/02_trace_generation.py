@@ -183,6 +183,46 @@ def _(autorun, realism_run, smoke):
     return
 
 
+@app.cell
+def _():
+    store_run = mo.ui.run_button(label="Read the corpus both ways")
+    mo.vstack([mo.md(r"""
+    ## The columnar store
+
+    A corpus keeps a Parquet copy of its events beside the release layout (`filegram store`, made by
+    `filegram corpus` as it ends). Readers use it wherever it is current and fall back to the
+    `events.json` files elsewhere, so the two reads below return the same trajectories; only the time
+    differs. `status()` says which reader each trajectory gets.
+    """), store_run])
+    return (store_run,)
+
+
+@app.cell
+def _(autorun, smoke, store_run):
+    import time
+
+    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.store import EventStore, update_store
+
+    _skip = not (store_run.value or autorun)  # an `if`, not mo.stop (Jupyter has no stop)
+    if not _skip:
+        _corpus = corpus_or_small(smoke, WORK, ["p1", "p3"], ["T-01", "T-05"])
+        update_store(_corpus, progress=False)
+        _times = {}
+        for _how in (True, False):
+            _start = time.perf_counter()
+            _trajs = fk.load_trajectories(_corpus, store=_how, check_media=False, progress=False)
+            _times["store" if _how else "events.json"] = time.perf_counter() - _start
+        _status = EventStore.open(_corpus).status()
+    None if _skip else mo.vstack([
+        mo.md(f"**{len(_trajs)} trajectories**: {_times['store']:.2f} s from the store, "
+              f"{_times['events.json']:.2f} s from events.json."),
+        mo.ui.table(_status.group_by("state").agg(pl.len().alias("trajectories"), pl.col("raw_events").sum(),
+                                                  pl.col("events").sum().alias("behavioural events")),
+                    selection=None)])
+    return
+
+
 @app.function
 def test_a_run_records_a_full_session_in_its_workspace():
     with tempfile.TemporaryDirectory() as tmp:

@@ -105,6 +105,8 @@ def test_a_changed_trajectory_is_read_from_json_until_the_store_is_updated(copy)
     fresh = load_trajectories(copy, store=False)
     _same_trajectories(load_trajectories(copy), fresh)  # the stale trajectory came from its events.json
     assert EventStore.open(copy).served([target.parent])[0] == []
+    states = dict(EventStore.open(copy).status().select("trajectory_id", "state").iter_rows())
+    assert states.pop("p1_methodical_T-05") == "stale" and set(states.values()) == {"current"}
     report = update_store(copy, progress=False)
     assert (report.converted, report.kept) == (1, 7)
     _same_trajectories(load_trajectories(copy), fresh)
@@ -116,6 +118,10 @@ def test_removed_and_added_trajectories_and_no_orphan_parts(copy):
     parts_before = sorted(p.name for p in (copy / "store" / "events").iterdir())
     assert len(parts_before) == 3  # 8 trajectories in parts of 3
     shutil.rmtree(copy / "signal" / "p3_efficient_executor_T-29")
+    shutil.copytree(copy / "signal" / "p1_methodical_T-01", copy / "signal" / "p9_new_T-01")
+    status = EventStore.open(copy).status()
+    assert dict(status.group_by("state").len().iter_rows()) == {"current": 7, "gone": 1, "new": 1}
+    shutil.rmtree(copy / "signal" / "p9_new_T-01")
     report = update_store(copy, progress=False, chunk=3)
     assert (report.converted, report.removed, report.kept) == (0, 1, 7)
     store = EventStore.open(copy)

@@ -21,7 +21,7 @@ import polars as pl
 from ..frames import SCHEMA
 from ..schema import Event, Trajectory
 from .convert import loaded_trajectory, stamp
-from .layout import corpus_root, is_ours, part_path, read_index, store_dir
+from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
 from .lazyfields import LazyFields
 
 _EVENT = Event.__new__  # Events are built without __init__ (frozen: six object.__setattr__ calls each)
@@ -61,6 +61,38 @@ class EventStore:
             else:
                 rest.append(directory)
         return mine, rest
+
+    def split(self, path: str | Path, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None
+              ) -> tuple[list[str], list[Path]]:
+        """`served` of the trajectory folders `load_trajectories(path, profiles=, tasks=)` would read; a whole
+        corpus is listed by name and stamped by plain stats (no Path per folder: 32K folders in a blink)."""
+        stamps = scan_stamps(self.signal) if profiles is None and tasks is None and corpus_root(path) else {}
+        if not stamps:  # a selection, one trajectory folder, or nothing there (find_trajectory_dirs says so)
+            from ..traces import _selected, find_trajectory_dirs
+
+            return self.served(_selected(find_trajectory_dirs(path), profiles, tasks))
+        mine, rest = [], []
+        for name, now in stamps.items():
+            entry = self._entries.get(name)
+            if entry is not None and entry[1] is not None and entry[0] == now:
+                mine.append(name)
+            else:
+                rest.append(self.signal / name)
+        return mine, rest
+
+    def status(self) -> pl.DataFrame:
+        """One row per trajectory folder or index entry: trajectory_id, `state` (current | stale | new | gone |
+        problems: which reader a load uses), raw and behavioural event counts as converted."""
+        now = scan_stamps(self.signal)
+        index = self.index.select("trajectory_id", "stamp", "problems", "raw_events", "events")
+        found = pl.DataFrame({"trajectory_id": list(now), "now": list(now.values())},
+                             schema={"trajectory_id": pl.String, "now": pl.String})
+        state = (pl.when(pl.col("stamp").is_null()).then(pl.lit("new"))
+                 .when(pl.col("now").is_null()).then(pl.lit("gone"))
+                 .when(pl.col("problems").is_not_null()).then(pl.lit("problems"))
+                 .when(pl.col("stamp") == pl.col("now")).then(pl.lit("current")).otherwise(pl.lit("stale")))
+        return (index.join(found, on="trajectory_id", how="full", coalesce=True)
+                .select("trajectory_id", state.alias("state"), "raw_events", "events").sort("trajectory_id"))
 
     def problems(self) -> pl.DataFrame:
         """Trajectories the store leaves to the JSON path, with what is wrong (one row per problem)."""
@@ -136,9 +168,11 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
     from ..frames import events_frame
     from ..traces import _selected, find_trajectory_dirs, load_dirs
 
-    dirs = _selected(find_trajectory_dirs(path), profiles, tasks)
     store = EventStore.open(path)
-    mine, rest = store.served(dirs) if store is not None else ([], dirs)
+    if store is not None:
+        mine, rest = store.split(path, profiles, tasks)
+    else:
+        mine, rest = [], _selected(find_trajectory_dirs(path), profiles, tasks)
     loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
                              where=path)).trajectories
     extra = events_frame(loaded, with_content=with_content)
