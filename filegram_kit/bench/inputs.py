@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cleaning import clean
 from ..schema import Trajectory
-from ..traces import load_trajectories
+from ..traces import load_trajectories, parse_trajectory_id
 from .schema import Item
 
 
@@ -60,22 +60,31 @@ class TrajectoryStore:
         return self._anonymous[trajectory_id]
 
     def get(self, trajectory_id: str) -> Trajectory:
-        if trajectory_id not in self._cache and "_" in trajectory_id:
+        if trajectory_id not in self._cache:
             self.preload([trajectory_id])  # through the corpus, so its store serves it
-        if trajectory_id not in self._cache:  # a folder whose name is not <profile>_<task>
-            found = load_trajectories(self.corpus / "signal" / trajectory_id, progress=False)
-            self._cache[trajectory_id] = clean(found).trajectories[0]
+        if trajectory_id not in self._cache:  # not there: the folder's own load says why
+            self._load_folder(trajectory_id)
         return self._cache[trajectory_id]
+
+    def _load_folder(self, trajectory_id: str) -> None:
+        found = load_trajectories(self.corpus / "signal" / trajectory_id, progress=False)
+        self._cache[trajectory_id] = clean(found).trajectories[0]
 
     def preload(self, trajectory_ids: list[str] | None = None) -> None:
         """Load many at once (faster than one by one); all of the corpus when no ids are given."""
         wanted = None if trajectory_ids is None else sorted(set(trajectory_ids) - set(self._cache))
         if wanted == []:
             return
-        tasks = None if wanted is None else sorted({t.rsplit("_", 1)[1] for t in wanted})
-        profiles = None if wanted is None else sorted({t.rsplit("_", 1)[0] for t in wanted})
-        for traj in clean(load_trajectories(self.corpus, profiles=profiles, tasks=tasks, progress=False)).trajectories:
-            self._cache.setdefault(traj.id, traj)
+        parsed = {} if wanted is None else {t: parse_trajectory_id(t) for t in wanted}
+        regular = {t: pt for t, pt in parsed.items() if pt[1] is not None}  # <profile>_<task>: select by name
+        if wanted is None or regular:
+            tasks = None if wanted is None else sorted({task for _, task in regular.values()})
+            profiles = None if wanted is None else sorted({profile for profile, _ in regular.values()})
+            for traj in clean(load_trajectories(self.corpus, profiles=profiles, tasks=tasks,
+                                                progress=False)).trajectories:
+                self._cache.setdefault(traj.id, traj)
+        for trajectory_id in sorted(set(parsed) - set(regular)):  # other names (a recording): their own folder
+            self._load_folder(trajectory_id)
 
 
 def anonymise(traj: Trajectory, label: str | None = None) -> Trajectory:
