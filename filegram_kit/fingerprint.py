@@ -26,6 +26,12 @@ ID_COLUMNS = ("trajectory_id", "profile_id", "task_id")
 STRUCTURED_EXTENSIONS = frozenset({"csv", "json", "xlsx", "yaml", "xml", "tsv"})  # spec set: "yml" is not in it
 IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "svg", "gif"})  # spec set: "webp" is not in it
 TABLE_ROW = r"(?m)^\|.*\|"  # a Markdown table line, separator rows (|---|) included
+TABLE_ROWS = "content_table_rows"  # a frame may carry this count instead of `content` (the store keeps it)
+
+
+def table_rows_of(content: pl.Expr) -> pl.Expr:
+    """Lines of a text that are Markdown table rows (what md_table_rows counts for a create)."""
+    return content.str.count_matches(TABLE_ROW)
 SMALL_EDIT_LINES = 10  # an edit with added + deleted lines below this is "small"
 
 
@@ -85,6 +91,7 @@ FEATURES: tuple[str, ...] = tuple(FEATURE_DEFINITIONS)
 FEATURE_DIMENSION: dict[str, str] = {key: d.dimension for key, d in FEATURE_DEFINITIONS.items()}
 _NEEDED = ("trajectory_id", "profile_id", "task_id", "event_type", "operation", "content_length", "view_count",
            "depth", "lines_added", "lines_deleted", "file_path", "content")
+_NEEDED_COUNTED = (*_NEEDED[:-1], TABLE_ROWS)  # the table-row count instead of the text
 
 
 def _require(events: pl.DataFrame | pl.LazyFrame, columns: Iterable[str]) -> None:
@@ -111,7 +118,10 @@ _EXT = _extension(pl.col("file_path"))
 
 
 def _flags(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Per-event indicator and value columns; a trajectory's features are plain sums/maxima of them."""
+    """Per-event indicator and value columns; a trajectory's features are plain sums/maxima of them. A frame
+    with `TABLE_ROWS` (and no text) is read for md_table_rows as it is: the count was made from the text."""
+    counted = TABLE_ROWS in frame.collect_schema().names() and "content" not in frame.collect_schema().names()
+    table_rows = pl.col(TABLE_ROWS) if counted else table_rows_of(pl.col("content"))
     edit_lines = pl.col("lines_added").fill_null(0) + pl.col("lines_deleted").fill_null(0)
     ext = _extension(pl.when(_CREATE).then(pl.col("file_path")))  # masked first: regex on creates only
     return frame.select(
@@ -126,7 +136,7 @@ def _flags(frame: pl.LazyFrame) -> pl.LazyFrame:
         deletes=_is("file_delete"),
         structured=ext.is_in(sorted(STRUCTURED_EXTENSIONS)).fill_null(False),  # only creates have an ext here
         images=ext.is_in(sorted(IMAGE_EXTENSIONS)).fill_null(False),
-        table_rows=pl.when(_CREATE).then(pl.col("content")).str.count_matches(TABLE_ROW).fill_null(0),
+        table_rows=pl.when(_CREATE).then(table_rows).fill_null(0),
     )
 
 
@@ -142,11 +152,12 @@ def _per_trajectory(flags: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def fingerprint_frame(events: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """The 17 features (`FEATURES`) per trajectory of an events frame (or a lazy one) with a `content` column.
-
-    Rows are sorted by trajectory_id; values are Float64 rounded to 3 decimals.
+    """The 17 features (`FEATURES`) per trajectory of an events frame (or a lazy one) with a `content` column
+    (or `TABLE_ROWS`, the count of its table rows). Rows are sorted by trajectory_id; values are Float64
+    rounded to 3 decimals.
     """
-    _require(events, _NEEDED)
+    names = events.collect_schema().names() if isinstance(events, pl.LazyFrame) else events.columns
+    _require(events, _NEEDED_COUNTED if TABLE_ROWS in names and "content" not in names else _NEEDED)
     consumed = pl.col("reads") + pl.col("browses") + pl.col("searches")
     values = {
         "search_ratio": _ratio("searches", consumed), "browse_ratio": _ratio("browses", consumed),
@@ -167,16 +178,18 @@ def fingerprint_frame(events: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 TrajectoriesOrFrame = Trajectory | Iterable[Trajectory] | pl.DataFrame | pl.LazyFrame | str | Path
 
 
-def _frame_and_ids(trajs: TrajectoriesOrFrame, *, ordered: bool = False
+def _frame_and_ids(trajs: TrajectoriesOrFrame, *, text: bool = False
                    ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | None]:
     """The events frame (with content) and, for trajectory or corpus input, every trajectory's ids (empty ones
-    too). A corpus folder is read through its columnar store where it is current (`store.behaviour`)."""
+    too). A corpus folder is read through its columnar store where it is current (`store.behaviour`): with
+    text=False only each text's table-row count is read (all the 17 features need of it), in no set order."""
     if isinstance(trajs, pl.DataFrame | pl.LazyFrame):
         return trajs, None
     if isinstance(trajs, str | Path):
         from .store import behaviour
 
-        return behaviour(trajs, with_content=True, check_media=False, ordered=ordered)
+        return behaviour(trajs, with_content=text, table_rows=not text, check_media=False, ordered=text,
+                         whole=False)
     items = [trajs] if isinstance(trajs, Trajectory) else list(trajs)
     ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in items], schema=list(ID_COLUMNS), orient="row")
     return events_frame(items, with_content=True), ids
@@ -371,7 +384,7 @@ def extended_features(trajs: TrajectoriesOrFrame) -> pl.DataFrame:
     has_* features are 0/1. Tone features read the last text each written or edited file was left with
     (0 when there is none); naming features read the names of created files.
     """
-    frame, ids = _frame_and_ids(trajs, ordered=True)  # the tone features keep each file's last text
+    frame, ids = _frame_and_ids(trajs, text=True)  # in event order: the tone features keep each file's last text
     _require(frame, [*_NEEDED, "is_backup", "max_depth", "extra"])
     lazy = frame.lazy()
     base = lazy.group_by("trajectory_id").agg(pl.col("profile_id", "task_id").first(), *_extended_aggs())

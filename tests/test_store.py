@@ -21,7 +21,7 @@ import pytest
 
 from filegram_kit.cleaning import clean
 from filegram_kit.engine import build_corpus
-from filegram_kit.fingerprint import extended_features, fingerprints
+from filegram_kit.fingerprint import TABLE_ROWS, extended_features, fingerprint_frame, fingerprints, table_rows_of
 from filegram_kit.frames import events_frame
 from filegram_kit.store import EventStore, behaviour, update_store
 from filegram_kit.store.convert import Part, convert
@@ -77,6 +77,11 @@ def test_behaviour_frame_and_fingerprints_equal_the_json_path(copy):
     assert (copy / "store" / "raw").is_dir()  # it was the store that answered
     unordered, _ = behaviour(copy, ordered=False)
     assert unordered.collect().sort("trajectory_id", "event_index").equals(events_frame(trajs))
+    counted, _ = behaviour(copy, table_rows=True)  # the stored count of each text's table rows, made from it
+    texts = events_frame(trajs, with_content=True)
+    expected = texts.select(table_rows_of(pl.col("content")))["content"].to_list()
+    assert counted.collect()[TABLE_ROWS].to_list() == expected
+    assert fingerprint_frame(counted).equals(fingerprint_frame(texts))
 
 
 def _same_rows(fast, slow) -> None:
@@ -104,6 +109,7 @@ def test_a_changed_trajectory_is_read_from_json_until_the_store_is_updated(copy)
     target.write_text(json.dumps(events), encoding="utf-8")
     fresh = load_trajectories(copy, store=False)
     _same_trajectories(load_trajectories(copy), fresh)  # the stale trajectory came from its events.json
+    assert fingerprints(copy).equals(fingerprints(clean(fresh).trajectories))  # seven stored, one from JSON
     assert EventStore.open(copy).served([target.parent])[0] == []
     states = dict(EventStore.open(copy).status().select("trajectory_id", "state").iter_rows())
     assert states.pop("p1_methodical_T-05") == "stale" and set(states.values()) == {"current"}

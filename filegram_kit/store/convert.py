@@ -23,6 +23,7 @@ import msgspec
 import polars as pl
 
 from ..cleaning import clean
+from ..fingerprint import TABLE_ROWS, table_rows_of
 from ..frames import SCHEMA, events_frame
 from ..media import MediaError, MediaStore
 from ..schema import Event, Trajectory
@@ -34,20 +35,20 @@ RAW_SCHEMA: dict[str, pl.DataType] = {
     "trajectory_id": pl.String, "event_index": pl.Int32, "event_type": pl.String, "timestamp": pl.Float64,
     "event_id": pl.String, "session_id": pl.String, "profile_id": pl.String, "json": pl.Binary,
 }
-EVENTS_SCHEMA: dict[str, pl.DataType] = {**SCHEMA, "content": pl.String}
+EVENTS_SCHEMA: dict[str, pl.DataType] = {**SCHEMA, "content": pl.String, TABLE_ROWS: pl.Int32}
 INDEX_SCHEMA: dict[str, pl.DataType] = {
     "trajectory_id": pl.String, "profile_id": pl.String, "task_id": pl.String, "stamp": pl.String,
     "summary": pl.String, "raw_events": pl.Int32, "events": pl.Int32, "problems": pl.String, "part": pl.String,
     "path": pl.String,
 }
-STAMPED = ("events.json", "summary.json", "media/manifest.json")
+STAMPED = ("events.json", "summary.json")  # media are content-addressed: a new text is a new file and reference
 
 
-def stamp(directory: Path) -> str | None:
+def stamp(directory: Path, files: tuple[str, ...] = STAMPED) -> str | None:
     """Size and mtime (ns) of the files a trajectory is read from (it changes whenever they do); None when
-    the folder holds no events.json file."""
+    the folder holds no events.json file (`files` starts with it)."""
     parts, prefix = [], str(directory)
-    for name in STAMPED:
+    for name in files:
         try:
             st = os.stat(f"{prefix}/{name}")
         except (FileNotFoundError, NotADirectoryError):
@@ -114,13 +115,18 @@ class Part:
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, list[dict[str, Any]]]:
         """(raw rows, event rows, index rows), in the store's column types, sorted by trajectory and event."""
         raw = [pl.DataFrame(self.rows.raw, schema=RAW_SCHEMA)]
-        events = [pl.DataFrame(self.rows.event_columns(), schema=EVENTS_SCHEMA, strict=False)]
+        events = [with_table_rows(self.rows.event_frame(EVENTS_SCHEMA))]
         if not self.slow:
             return raw[0], events[0], self.index
         raw += [r.select(list(RAW_SCHEMA)).cast(RAW_SCHEMA) for r, _ in self.slow]
-        events += [e.select(list(EVENTS_SCHEMA)).cast(EVENTS_SCHEMA) for _, e in self.slow]
+        events += [with_table_rows(e).select(list(EVENTS_SCHEMA)).cast(EVENTS_SCHEMA) for _, e in self.slow]
         return (pl.concat(raw).sort("trajectory_id", "event_index"),
                 pl.concat(events).sort("trajectory_id", "event_index"), self.index)
+
+
+def with_table_rows(events: pl.DataFrame) -> pl.DataFrame:
+    """The text's table-row count beside it (the one part of a text the 17-D fingerprint reads)."""
+    return events.with_columns(table_rows_of(pl.col("content")).cast(pl.Int32).alias(TABLE_ROWS))
 
 
 def _index(directory: Path, stamp_: str, profile_id: str | None, task_id: str | None, summary: str | None,

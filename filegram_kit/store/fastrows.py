@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from ..cleaning import anonymise_path
-from ..frames import _MAPPINGS, _REF_COLUMNS, SCHEMA
+from ..frames import _MAPPINGS, _REF_COLUMNS
 from ..schema import EVENT_CATEGORY, EVENT_FIELDS, MEDIA_REF_FIELDS, RETAINED_EVENT_TYPES
 from . import fastparse
 
@@ -31,7 +31,6 @@ _REF_FIELDS = {name: tuple(f for f in MEDIA_REF_FIELDS if f in cls.__struct_fiel
                for name, cls in fastparse.RECORD_TYPES.items()}
 _CONTENT_FIELD = {"file_write": "media_ref", "file_edit": "media_ref_new"}  # what events_frame reads as content
 _BEHAVIOURAL = frozenset(RETAINED_EVENT_TYPES)
-EVENT_COLUMNS = (*SCHEMA, "content")
 
 
 def _how(kind: str, name: str, column: str) -> str:
@@ -183,36 +182,43 @@ class FastRows:
         self.records.extend(recs)
         return m
 
-    def event_columns(self) -> dict[str, list]:
-        """Every `EVENT_COLUMNS` column of the behavioural events taken so far (what `_row(clean(e))` gives)."""
+    def event_frame(self, schema: dict[str, Any]) -> Any:
+        """The behavioural events taken so far in `schema`'s columns (what `_row(clean(e))` gives): the envelope as
+        gathered, each event type's fields as one small frame (a comprehension per field), joined by position."""
+        import polars as pl
+
         n = len(self.records)
-        cols: dict[str, list] = {c: [None] * n for c in EVENT_COLUMNS}
-        cols.update(self.envelope)
+        frame = pl.DataFrame({"_row": range(n), **self.envelope},
+                             schema={"_row": pl.Int64, **{c: schema[c] for c in self.envelope}}, strict=False)
         by_kind: dict[str, list[int]] = defaultdict(list)
         for j, kind in enumerate(self.envelope["event_type"]):
             by_kind[kind].append(j)
+        parts = []
         for kind, positions in by_kind.items():
             group = [self.records[j] for j in positions]
+            cols: dict[str, list] = {"_row": positions}
             for name, column, how in PLAN[kind]:
-                values = [getattr(r, name) for r in group]
+                values = [None if (v := getattr(r, name)) is UNSET else v for r in group]
                 if how == "view":
-                    start, end = cols["view_start"], cols["view_end"]
-                    for j, v in zip(positions, values, strict=True):
-                        if v is not None and v is not UNSET:
-                            start[j], end[j] = v
-                    continue
-                target, clean_value = cols[column], self._cleaner(how)
-                for j, v in zip(positions, values, strict=True):
-                    if v is not None and v is not UNSET:
-                        target[j] = clean_value(v)
-        return cols
+                    cols["view_start"] = [None if v is None else v[0] for v in values]
+                    cols["view_end"] = [None if v is None else v[1] for v in values]
+                else:
+                    cols[column] = self._cleaned(values, how)
+            parts.append(pl.DataFrame(cols, schema={c: pl.Int64 if c == "_row" else schema[c] for c in cols},
+                                      strict=False))
+        if parts:
+            fields = pl.concat(parts, how="diagonal").sort("_row")
+            frame = frame.join(fields, on="_row", how="left", maintain_order="left")
+        return frame.select(pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+                            for c, t in schema.items())
 
-    def _cleaner(self, how: str) -> Any:
-        """What clean() does to a value of this kind of field (a vouched reference: nothing but its path)."""
+    def _cleaned(self, values: list, how: str) -> list:
+        """What clean() does to a field's values (a vouched reference: nothing but its path)."""
+        anonymise = self.anonymise
         if how == "text":
-            return self.anonymise
-        if how == "list":
-            return lambda v: [self.anonymise(x) for x in v]  # list[str] (fastparse): _anonymise_value's rule
+            return [None if v is None else anonymise(v) for v in values]
+        if how == "list":  # list[str] (fastparse): _anonymise_value's rule
+            return [None if v is None else [anonymise(x) for x in v] for v in values]
         if how == "ref":
-            return lambda v: v.path if isinstance(v, fastparse.PathRef) else v
-        return lambda v: v
+            return [v.path if isinstance(v, fastparse.PathRef) else v for v in values]
+        return values

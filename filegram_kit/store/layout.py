@@ -22,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
-from .convert import INDEX_SCHEMA, stamp
+from .convert import INDEX_SCHEMA, STAMPED, stamp
 
 FORMAT = 1
 STORE_DIR = "store"
@@ -33,9 +33,14 @@ STORE_SOURCES = ("store/*.py", "frames.py", "cleaning.py", "schema.py", "validat
 
 @cache
 def store_code() -> str:
-    from ..code_closure import PACKAGE, digest
+    """The digest of STORE_SOURCES and of the one pattern the stored table-row counts were made with."""
+    import hashlib
 
-    return digest([p for pattern in STORE_SOURCES for p in PACKAGE.glob(pattern)])[:16]
+    from ..code_closure import PACKAGE, digest
+    from ..fingerprint import TABLE_ROW
+
+    files = digest([p for pattern in STORE_SOURCES for p in PACKAGE.glob(pattern)])
+    return hashlib.sha256(f"{files}\0{TABLE_ROW}".encode()).hexdigest()[:16]
 
 
 def corpus_root(path: str | Path) -> Path | None:
@@ -84,12 +89,12 @@ def locked(root: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def scan_stamps(signal: Path) -> dict[str, str]:
-    """Every trajectory folder under `signal` -> its stamp (the folders `traces.find_trajectory_dirs` finds:
-    those holding an events.json file), one stat per stamped file."""
+def scan_stamps(signal: Path, files: tuple[str, ...] = STAMPED) -> dict[str, str]:
+    """Every trajectory folder under `signal` -> its stamp of `files` (the folders `traces.find_trajectory_dirs`
+    finds: those holding an events.json file), one stat per file."""
     try:
         names = sorted(e.name for e in os.scandir(signal))
     except FileNotFoundError:
         return {}
-    stamps = {name: stamp(signal / name) for name in names}
+    stamps = {name: stamp(signal / name, files) for name in names}
     return {name: s for name, s in stamps.items() if s is not None}

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import polars as pl
 
+from ..fingerprint import TABLE_ROWS
 from ..frames import SCHEMA
 from ..schema import Event, Trajectory
-from .convert import loaded_trajectory, stamp
+from .convert import STAMPED, loaded_trajectory, stamp
 from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
 from .lazyfields import LazyFields
 
@@ -62,11 +63,13 @@ class EventStore:
                 rest.append(directory)
         return mine, rest
 
-    def split(self, path: str | Path, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None
-              ) -> tuple[list[str], list[Path]]:
+    def split(self, path: str | Path, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None, *,
+              whole: bool = True) -> tuple[list[str], list[Path]]:
         """`served` of the trajectory folders `load_trajectories(path, profiles=, tasks=)` would read; a whole
-        corpus is listed by name and stamped by plain stats (no Path per folder: 32K folders in a blink)."""
-        stamps = scan_stamps(self.signal) if profiles is None and tasks is None and corpus_root(path) else {}
+        corpus is listed by name and stamped by plain stats (no Path per folder). `whole=False` compares only
+        events.json's stamp (for frames: summary.json is in none of their columns)."""
+        stamps = (scan_stamps(self.signal, STAMPED if whole else STAMPED[:1])
+                  if profiles is None and tasks is None and corpus_root(path) else {})
         if not stamps:  # a selection, one trajectory folder, or nothing there (find_trajectory_dirs says so)
             from ..traces import _selected, find_trajectory_dirs
 
@@ -74,7 +77,7 @@ class EventStore:
         mine, rest = [], []
         for name, now in stamps.items():
             entry = self._entries.get(name)
-            if entry is not None and entry[1] is not None and entry[0] == now:
+            if entry is not None and entry[1] is not None and (entry[0] if whole else entry[0].split("|")[0]) == now:
                 mine.append(name)
             else:
                 rest.append(self.signal / name)
@@ -109,9 +112,12 @@ class EventStore:
         frame = pl.scan_parquet([part_path(self.root, table, p) for p in parts])
         return frame if ids is None else frame.filter(pl.col("trajectory_id").is_in(ids))
 
-    def scan_events(self, ids: list[str] | None = None, *, with_content: bool = False) -> pl.LazyFrame:
-        """The stored behavioural events (cleaned) of `ids` (default: all stored), `frames.SCHEMA` columns."""
-        return self._scan("events", ids).select(*SCHEMA, *(["content"] if with_content else []))
+    def scan_events(self, ids: list[str] | None = None, *, with_content: bool = False,
+                    table_rows: bool = False) -> pl.LazyFrame:
+        """The stored behavioural events (cleaned) of `ids` (default: all stored), `frames.SCHEMA` columns, then
+        `content` and `fingerprint.TABLE_ROWS` if asked."""
+        extra = [c for c, wanted in (("content", with_content), (TABLE_ROWS, table_rows)) if wanted]
+        return self._scan("events", ids).select(*SCHEMA, *extra)
 
     def scan_raw(self, ids: list[str] | None = None) -> pl.LazyFrame:
         """Every stored raw event: trajectory_id, event_index, envelope columns, `json` (its exact bytes)."""
@@ -158,11 +164,15 @@ def _schema(table: str) -> dict[str, pl.DataType]:
 
 def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterable[str] | None = None,
               tasks: Iterable[str] | None = None, quarantine: bool = False, check_media: bool = True,
-              progress: bool | None = None, ordered: bool = True) -> tuple[pl.LazyFrame, pl.DataFrame]:
+              progress: bool | None = None, ordered: bool = True, table_rows: bool = False,
+              whole: bool = True) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """(cleaned behavioural events of the trajectories under `path`, their ids), store first (module docstring).
 
     The ids frame (trajectory_id, profile_id, task_id) lists every trajectory, those without a behavioural
-    event too. `ordered=False` skips the final sort by trajectory and event (fingerprints do not need it).
+    event too. `ordered=False` skips the final sort by trajectory and event (fingerprints do not need it);
+    `table_rows` adds `fingerprint.TABLE_ROWS`, each text's table-row count, which the store keeps (so the
+    17 features read no text). `whole=False`: a trajectory is current while its events.json is (its
+    summary.json, which no frame column holds, is not looked at: one stat fewer per trajectory).
     """
     from ..cleaning import clean
     from ..frames import events_frame
@@ -170,18 +180,23 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
 
     store = EventStore.open(path)
     if store is not None:
-        mine, rest = store.split(path, profiles, tasks)
+        mine, rest = store.split(path, profiles, tasks, whole=whole)
     else:
         mine, rest = [], _selected(find_trajectory_dirs(path), profiles, tasks)
     loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
                              where=path)).trajectories
-    extra = events_frame(loaded, with_content=with_content)
+    extra = events_frame(loaded, with_content=with_content or table_rows)
+    if table_rows:
+        from ..fingerprint import TABLE_ROWS, table_rows_of
+
+        extra = extra.with_columns(table_rows_of(pl.col("content")).cast(pl.Int32).alias(TABLE_ROWS))
+        extra = extra if with_content else extra.drop("content")
     ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in loaded],
                        schema=["trajectory_id", "profile_id", "task_id"], orient="row")
     if store is None or not mine:
         return extra.lazy(), ids
     frame = pl.concat([store.scan_events(None if len(mine) == len(store.index) else mine,
-                                         with_content=with_content), extra.lazy()])
+                                         with_content=with_content, table_rows=table_rows), extra.lazy()])
     stored_ids = store.index.filter(pl.col("trajectory_id").is_in(mine)).select(ids.columns)
     ids = pl.concat([stored_ids, ids]).sort("trajectory_id")
     return (frame.sort("trajectory_id", "event_index") if ordered else frame), ids
