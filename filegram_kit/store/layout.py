@@ -3,11 +3,13 @@
     <corpus>/store/STORE.json        format version and the digest of the code that decides the rows
                   /index.parquet     one row per trajectory (`convert.INDEX_SCHEMA`); `part` names its rows
                   /raw/<part>.parquet     every event: envelope columns + its exact JSON bytes
-                  /events/<part>.parquet  the behavioural events after clean(), frames.SCHEMA + content
+                  /events/<part>.parquet  the behavioural events after clean(), frames.SCHEMA + content +
+                                          content_table_rows (the one count of a text the fingerprint reads)
 
-A trajectory's rows are current while its files' stamps (size and mtime of events.json,
-summary.json and media/manifest.json) are those in the index and the store was made by this code;
-anything else is read through the JSON path. Readers trust only parts the index names.
+A trajectory's rows are current while its files' stamps (size and mtime of events.json and
+summary.json; media are content-addressed, a new text is a new file and reference) are those in the
+index and the store was made by this code; anything else is read through the JSON path. Frames check
+events.json alone (no frame column holds the summary). Readers trust only parts the index names.
 """
 
 from __future__ import annotations
@@ -68,9 +70,12 @@ def is_ours(root: Path) -> bool:
     return bool(found) and found.get("format") == FORMAT and found.get("code") == store_code()
 
 
-def read_index(root: Path) -> pl.DataFrame:
+def read_index(root: Path, columns: list[str] | None = None) -> pl.DataFrame:
+    """The index (or these of its columns: the summaries are most of its bytes and only loads need them)."""
     path = root / "index.parquet"
-    return pl.read_parquet(path) if path.is_file() else pl.DataFrame(schema=INDEX_SCHEMA)
+    if not path.is_file():
+        return pl.DataFrame(schema={c: t for c, t in INDEX_SCHEMA.items() if columns is None or c in columns})
+    return pl.read_parquet(path, columns=columns)
 
 
 def part_path(root: Path, table: str, part: str) -> Path:
@@ -92,9 +97,10 @@ def locked(root: Path) -> Iterator[None]:
 def scan_stamps(signal: Path, files: tuple[str, ...] = STAMPED) -> dict[str, str]:
     """Every trajectory folder under `signal` -> its stamp of `files` (the folders `traces.find_trajectory_dirs`
     finds: those holding an events.json file), one stat per file."""
+    base = os.fspath(signal)
     try:
-        names = sorted(e.name for e in os.scandir(signal))
+        names = sorted(os.listdir(base))
     except FileNotFoundError:
         return {}
-    stamps = {name: stamp(signal / name, files) for name in names}
+    stamps = {name: stamp(f"{base}/{name}", files) for name in names}
     return {name: s for name, s in stamps.items() if s is not None}

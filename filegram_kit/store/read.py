@@ -21,7 +21,7 @@ import polars as pl
 from ..fingerprint import TABLE_ROWS
 from ..frames import SCHEMA
 from ..schema import Event, Trajectory
-from .convert import STAMPED, loaded_trajectory, stamp
+from .convert import INDEX_SCHEMA, STAMPED, loaded_trajectory, stamp
 from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
 from .lazyfields import LazyFields
 
@@ -44,12 +44,13 @@ class EventStore:
 
     @cached_property
     def index(self) -> pl.DataFrame:
-        return read_index(self.root)
+        """The index without the summaries (`convert.INDEX_SCHEMA` but `summary`, which `load` reads itself)."""
+        return read_index(self.root, [c for c in INDEX_SCHEMA if c != "summary"])
 
     @cached_property
     def _entries(self) -> dict[str, tuple[str, str | None]]:
-        return dict(zip(self.index["trajectory_id"], zip(self.index["stamp"], self.index["part"], strict=True),
-                        strict=True))
+        columns = [self.index[c].to_list() for c in ("trajectory_id", "stamp", "part")]
+        return {tid: (stamp_, part) for tid, stamp_, part in zip(*columns, strict=True)}
 
     def served(self, dirs: Iterable[Path]) -> tuple[list[str], list[Path]]:
         """(ids whose rows the store holds and are current, folders the JSON path must read)."""
@@ -130,8 +131,8 @@ class EventStore:
         raw = self.scan_raw(ids).collect()
         if not raw.select(pl.col("trajectory_id").is_sorted()).item():  # parts are written in id order
             raw = raw.sort("trajectory_id", "event_index", maintain_order=True)
-        index = {r["trajectory_id"]: r for r in self.index.filter(pl.col("trajectory_id").is_in(ids))
-                 .iter_rows(named=True)}
+        index = {r["trajectory_id"]: r for r in pl.scan_parquet(self.root / "index.parquet")
+                 .filter(pl.col("trajectory_id").is_in(ids)).collect().iter_rows(named=True)}
         columns = [raw[c].to_list() for c in ("trajectory_id", "event_id", "event_type", "timestamp", "session_id",
                                                "profile_id", "json")]
         by_id: dict[str, list[Event]] = {tid: [] for tid in ids}
