@@ -6,6 +6,7 @@ without building trajectories yet face the same gap between persona tiers and wh
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 
@@ -15,6 +16,7 @@ import pytest
 from filegram_kit.bench import SUB_TRACKS
 from filegram_kit.bench.generate import GENERATORS, items_from_facts
 from filegram_kit.bench.observer import observe
+from filegram_kit.bench.reasoning import PARTNERS, persona_pairs
 from filegram_kit.bench.simulate import simulated_facts
 from filegram_kit.bench.templates import BEHAVIOUR
 from filegram_kit.profiles import PERTURBATION_CANDIDATES
@@ -169,6 +171,23 @@ def test_a_smaller_corpus_gets_proportionally_fewer_items():
     counts = Counter(i.sub_track for i in items)
     assert counts["profile_reconstruction"] == 5 * 16
     assert all(r.kept <= r.target for r in report)
+
+
+def test_disentanglement_pairs_all_users_of_a_small_corpus_and_a_fixed_number_per_user_beyond():
+    """Pairing every two of 1,000 users wrote 30M drafts; the items needed grow only with the corpus."""
+    small = [f"u{i:03d}" for i in range(PARTNERS + 1)]
+    assert persona_pairs(small) == list(itertools.combinations(small, 2))
+    for n in (PARTNERS + 2, 57, 400):
+        users = [f"u{i:03d}" for i in range(n)][::-1]
+        pairs = persona_pairs(users)
+        per_user = Counter(u for pair in pairs for u in pair)
+        assert set(per_user.values()) == {PARTNERS} and len(per_user) == n
+        assert len({frozenset(pair) for pair in pairs}) == len(pairs) == n * PARTNERS // 2
+        rank = {u: i for i, u in enumerate(users)}  # combinations order of the list given
+        assert pairs == sorted(pairs, key=lambda pair: (rank[pair[0]], rank[pair[1]]))
+        assert all(rank[a] < rank[b] for a, b in pairs)
+        # the design follows the ids, not the order they come in
+        assert {frozenset(p) for p in persona_pairs(sorted(users))} == {frozenset(p) for p in pairs}
 
 
 def test_perturbation_keys_cycle_over_the_positions_after_the_evidence_check(items):

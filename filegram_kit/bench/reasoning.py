@@ -10,11 +10,15 @@
   on each option dimension; distractor contrasts claim a pair of tiers drawn as often as key pairs
   are on that dimension) and in which aspect they differ. The other options are active dimensions
   on which neither the users nor the sessions differ, so exactly one option is true of both the
-  users and the stream; keys are balanced per option set at selection (generate.py).
+  users and the stream; keys are balanced per option set at selection (generate.py). Streams pair
+  every two users while a user has at most PARTNERS others (the paper's 20 personas); in a larger
+  corpus each user is paired with PARTNERS others (`persona_pairs`), so drafts grow linearly with
+  the corpus, not with the square of its users.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import Counter
 from dataclasses import dataclass
@@ -32,6 +36,7 @@ from .understanding import grid_options, grid_weights
 INFERENCE_VARIANTS = 2  # grids per held-out task
 MAX_ASPECTS = 4
 PAIRS = (("L", "M"), ("L", "R"), ("M", "R"))
+PARTNERS = 20  # users a user is paired with in a disentanglement stream (with 21 users or fewer: all others)
 
 
 def _supported_tier(facts: CorpusFacts, inputs: tuple[str, ...], dim: str, tier: str) -> bool:
@@ -83,7 +88,7 @@ def streams(facts: CorpusFacts) -> list[Stream]:
     which the users differ but the traces do not (or the reverse) is left out, so the key is the one option
     that is both true of the users and visible in the stream."""
     out = []
-    for pa, pb in itertools.combinations(facts.sessions, 2):
+    for pa, pb in persona_pairs(list(facts.sessions)):
         for task_id in facts.sessions[pa]:
             ta, tb = facts.sessions[pa][task_id], facts.sessions[pb].get(task_id)
             if tb is None or ta in facts.shifts or tb in facts.shifts:
@@ -97,6 +102,19 @@ def streams(facts: CorpusFacts) -> list[Stream]:
                 if sa[d] == ea[d] and sb[d] == eb[d] and ea[d] != eb[d] and others:
                     out.append(Stream(task_id, ta, tb, d, (sa[d], sb[d]), others))
     return out
+
+
+def persona_pairs(personas: list[str], partners: int = PARTNERS) -> list[tuple[str, str]]:
+    """The user pairs streams are drawn from, in `itertools.combinations(personas, 2)` order: every pair while a
+    user has at most `partners` others, else a circulant design (each user paired with the partners / 2 next
+    ones on each side of a fixed pseudo-random order, hashed from the ids: no seed, the same for every item
+    seed), so every user is in exactly `partners` pairs (`partners` rounded up to even)."""
+    n, half = len(personas), -(-partners // 2)
+    if n - 1 <= 2 * half:
+        return list(itertools.combinations(personas, 2))
+    order = sorted(range(n), key=lambda i: (hashlib.blake2b(personas[i].encode(), digest_size=8).digest(), i))
+    chosen = {tuple(sorted((order[k], order[(k + j) % n]))) for k in range(n) for j in range(1, half + 1)}
+    return [(personas[a], personas[b]) for a, b in sorted(chosen)]
 
 
 def _option_dims(stream: Stream, rng: np.random.Generator) -> list[str]:

@@ -132,6 +132,18 @@ class Anonymiser:
         return found
 
 
+def _place(columns: dict[str, list], column: str, positions: list[int], values: list, n: int) -> None:
+    """`values` at rows `positions` of the full-length `column` (null elsewhere; a later field overwrites)."""
+    if len(positions) == n:
+        columns[column] = values
+        return
+    target = columns.get(column)
+    if target is None:
+        target = columns[column] = [None] * n
+    for j, value in zip(positions, values, strict=True):
+        target[j] = value
+
+
 class FastRows:
     """A part's rows from fast-path trajectories: raw columns as they come, behavioural columns at the end,
     field by field over every event of a type at once (few, long comprehensions)."""
@@ -184,33 +196,27 @@ class FastRows:
 
     def event_frame(self, schema: dict[str, Any]) -> Any:
         """The behavioural events taken so far in `schema`'s columns (what `_row(clean(e))` gives): the envelope as
-        gathered, each event type's fields as one small frame (a comprehension per field), joined by position."""
+        gathered; each event type's fields read over all its events at once (a comprehension per field) and put
+        at their rows in full-length columns; one frame at the end (no per-type frames to join)."""
         import polars as pl
 
         n = len(self.records)
-        frame = pl.DataFrame({"_row": range(n), **self.envelope},
-                             schema={"_row": pl.Int64, **{c: schema[c] for c in self.envelope}}, strict=False)
+        columns: dict[str, list] = dict(self.envelope)
         by_kind: dict[str, list[int]] = defaultdict(list)
         for j, kind in enumerate(self.envelope["event_type"]):
             by_kind[kind].append(j)
-        parts = []
         for kind, positions in by_kind.items():
             group = [self.records[j] for j in positions]
-            cols: dict[str, list] = {"_row": positions}
             for name, column, how in PLAN[kind]:
                 values = [None if (v := getattr(r, name)) is UNSET else v for r in group]
                 if how == "view":
-                    cols["view_start"] = [None if v is None else v[0] for v in values]
-                    cols["view_end"] = [None if v is None else v[1] for v in values]
+                    _place(columns, "view_start", positions, [None if v is None else v[0] for v in values], n)
+                    _place(columns, "view_end", positions, [None if v is None else v[1] for v in values], n)
                 else:
-                    cols[column] = self._cleaned(values, how)
-            parts.append(pl.DataFrame(cols, schema={c: pl.Int64 if c == "_row" else schema[c] for c in cols},
-                                      strict=False))
-        if parts:
-            fields = pl.concat(parts, how="diagonal").sort("_row")
-            frame = frame.join(fields, on="_row", how="left", maintain_order="left")
-        return frame.select(pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
-                            for c, t in schema.items())
+                    _place(columns, column, positions, self._cleaned(values, how), n)
+        frame = pl.DataFrame({c: columns[c] for c in schema if c in columns},
+                             schema={c: t for c, t in schema.items() if c in columns}, strict=False)
+        return frame.select(pl.col(c) if c in columns else pl.lit(None, t).alias(c) for c, t in schema.items())
 
     def _cleaned(self, values: list, how: str) -> list:
         """What clean() does to a field's values (a vouched reference: nothing but its path)."""

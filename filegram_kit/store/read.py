@@ -136,7 +136,7 @@ class EventStore:
         columns = [raw[c].to_list() for c in ("trajectory_id", "event_id", "event_type", "timestamp", "session_id",
                                                "profile_id", "json")]
         by_id: dict[str, list[Event]] = {tid: [] for tid in ids}
-        with _collector_paused():  # ~77K new objects per 640 trajectories: the cyclic GC would rescan them often
+        with collector_paused():  # ~77K new objects per 640 trajectories: the cyclic GC would rescan them often
             for tid, event_id, kind, timestamp, session, profile, data in zip(*columns, strict=True):
                 event = _EVENT(Event)
                 event.__dict__.update(event_id=event_id, event_type=kind, timestamp=timestamp, session_id=session,
@@ -146,7 +146,7 @@ class EventStore:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside (the objects built here hold no cycles), as before afterwards."""
     was = gc.isenabled()
     gc.disable()
