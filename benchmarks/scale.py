@@ -1,7 +1,7 @@
 """How the workbench scales with the number of personas: 20, 100 and 1,000 sampled personas x 32 tasks.
 
     python benchmarks/scale.py [--personas 20,100,1000] [--root /tmp/filegram-scale] [--workers 2]
-                               [--answers 40] [--keep]
+                               [--answers 40] [--keep] [--from-stage convert]
 
 Per corpus size, each stage runs in a fresh process (so its peak memory is its own), in order:
 generate (the offline engine, --workers processes), convert (JSON -> the columnar store, as the files
@@ -9,10 +9,11 @@ are after generating, then again with every file in the page cache: convert_warm
 (load_trajectories from the store; from events.json too up to 100 personas), fingerprint (the 17-D
 fingerprints end to end from the store, and from events.json up to 100 personas), ingest (FileGramOS,
 one memory per persona, --workers processes), items (build_items, item seed 0) and answers (no_context
-and filegramos on the first --answers items of each sub-task, --workers processes). Seconds are timed
+and filegramos on the first --answers of those items per sub-task, --workers processes). Seconds are timed
 inside the stage (no interpreter start-up); peak memory is the largest resident set of the stage's
-process tree, sampled every 20 ms. Writes benchmarks/scale.json, the "Scale" section of BENCHMARKS.md
-and benchmarks/scale.png (seconds against personas, log-log, with a linear reference).
+process tree, sampled every 20 ms. Writes benchmarks/scale.json (sizes not run now keep their
+earlier results), the "Scale" section of BENCHMARKS.md and benchmarks/scale.png (seconds against
+personas, log-log, with a linear reference).
 """
 
 from __future__ import annotations
@@ -72,13 +73,20 @@ def stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> dict:
         return _ingest(corpus, workers)
     if name == "items":
         from filegram_kit.bench.generate import build_items
+        from filegram_kit.bench.items import write_items
 
         start = time.perf_counter()
         items = build_items(corpus, seed=0)
-        return {"seconds": time.perf_counter() - start, "items": len(items)}
+        seconds = time.perf_counter() - start
+        write_items(items, _items_file(corpus))  # for the answers stage (not timed)
+        return {"seconds": seconds, "items": len(items)}
     if name == "answers":
         return _answers(corpus, workers, answers)
     raise ValueError(name)
+
+
+def _items_file(corpus: Path) -> Path:
+    return corpus / "scale-items.parquet"
 
 
 def _fingerprint(corpus: Path, store: bool) -> dict:
@@ -128,10 +136,10 @@ def _ingest(corpus: Path, workers: int) -> dict:
 def _answers(corpus: Path, workers: int, answers: int) -> dict:
     import tempfile
 
-    from filegram_kit.bench.generate import build_items
     from filegram_kit.bench.harness import evaluate, select
+    from filegram_kit.bench.items import load_items
 
-    items = select(build_items(corpus, seed=0), answers)
+    items = select(load_items(_items_file(corpus)), answers)  # the items stage's items
     with tempfile.TemporaryDirectory(prefix="scale-answers-") as out:
         start = time.perf_counter()
         rows = evaluate(items, corpus, ["no_context", "filegramos"], out=out, workers=workers, executor="process",
@@ -210,10 +218,9 @@ def markdown(results: dict, sizes: list[int], workers: int) -> str:
     facts = []
     for n in sizes:
         r = results.get(str(n), {})
-        facts.append(f"{n} personas: {r.get('generate', {}).get('trajectories', '?'):,} trajectories, "
-                     f"{r.get('convert', {}).get('raw_events', 0):,} raw events, "
-                     f"{r.get('fingerprint', {}).get('events', 0):,} behavioural events, "
-                     f"{r.get('items', {}).get('items', '?'):,} items")
+        facts.append(f"{n} personas: {_count(r, 'generate', 'trajectories')} trajectories, "
+                     f"{_count(r, 'convert', 'raw_events')} raw events, "
+                     f"{_count(r, 'fingerprint', 'events')} behavioural events, {_count(r, 'items', 'items')} items")
     return ("## Scale\n\n"
             f"`python benchmarks/scale.py` on {platform.machine()} with {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, --workers {workers}: corpora of sampled personas (seed 0) x 32 tasks, "
@@ -221,8 +228,14 @@ def markdown(results: dict, sizes: list[int], workers: int) -> str:
             "of its process tree. `per s`: raw events (convert, load), behavioural events (fingerprint) or "
             "answered rows (answers) per second. `growth exponent`: log(time ratio) / log(persona ratio) between "
             f"the two largest sizes (1 = linear). *_json rows read events.json instead of the store (up to "
-            f"{JSON_UP_TO} personas). Plot: benchmarks/scale.png.\n\n"
+            f"{JSON_UP_TO} personas). Plot: benchmarks/scale.png. What grows how, and why: README.md, \"How it "
+            "grows\".\n\n"
             + "\n".join(f"- {f}" for f in facts) + "\n\n" + table)
+
+
+def _count(result: dict, stage_name: str, key: str) -> str:
+    found = result.get(stage_name, {}).get(key)
+    return "?" if found is None else f"{found:,}"
 
 
 def _round(x: float | None) -> float | None:
@@ -257,6 +270,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--answers", type=int, default=40, help="items per sub-task in the answers stage")
     parser.add_argument("--keep", action="store_true", help="keep the corpora (else each is deleted after use)")
+    parser.add_argument("--from-stage", choices=STAGES, help="resume an interrupted run: reuse its corpus (still "
+                        "under --root) and its results of the stages before this one")
     parser.add_argument("--stage", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -267,11 +282,17 @@ def main() -> None:
     sizes = [int(x) for x in args.personas.split(",")]
     out = HERE / "scale.json"
     results = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    first = STAGES.index(args.from_stage) if args.from_stage else 0
     for n in sizes:
         corpus = args.root / f"personas_{n}"
-        shutil.rmtree(corpus, ignore_errors=True)
-        results[str(n)] = {}
-        for name in STAGES:
+        if first == 0:
+            shutil.rmtree(corpus, ignore_errors=True)
+            results[str(n)] = {}
+        elif not (corpus / "signal").is_dir():
+            raise SystemExit(f"{corpus}: no corpus of an interrupted run to resume")
+        else:
+            results[str(n)] = {k: v for k, v in results.get(str(n), {}).items() if STAGES.index(k) < first}
+        for name in STAGES[first:]:
             if name.endswith("_json") and n > JSON_UP_TO:
                 continue
             found = run_stage(name, corpus, n, args.workers, args.answers)
@@ -284,8 +305,9 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from markdown_section import write_section
 
-    write_section(HERE.parent / "BENCHMARKS.md", "## Scale", markdown(results, sizes, args.workers))
-    plot(results, sizes, HERE / "scale.png")
+    measured = sorted(int(n) for n in results)  # sizes measured now and in earlier runs (scale.json)
+    write_section(HERE.parent / "BENCHMARKS.md", "## Scale", markdown(results, measured, args.workers))
+    plot(results, measured, HERE / "scale.png")
 
 
 if __name__ == "__main__":
