@@ -1,4 +1,5 @@
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -253,6 +254,26 @@ def test_load_only_some_profiles_or_tasks(corpus):
     assert [t.id for t in only_p3] == ["p3_efficient_executor_T-12"]
     assert [t.id for t in load_trajectories(corpus, tasks=["t05"])] == ["p1_methodical_T-05"]
     assert load_trajectories(corpus, profiles=["p1_methodical"], tasks=["T-12"]) == []
+
+
+def test_a_selection_looks_only_at_the_folders_it_names(corpus, monkeypatch):
+    """Selecting one persona of a 32,000-folder corpus stat-ed every folder: ingest grew with the square of users."""
+    signal = corpus / "signal"
+    for i in range(40):  # other personas' folders, and a folder that holds no trajectory
+        (signal / f"p{i + 10}_other_T-0{i % 9 + 1}").mkdir()
+        (signal / f"p{i + 10}_other_T-0{i % 9 + 1}" / "events.json").write_text("[]")
+    (signal / "notes").mkdir()
+    whole = find_trajectory_dirs(corpus)
+    for profiles, tasks in ((["p3_efficient_executor"], None), (None, ["t05"]), (["p12_other", "p1_methodical"], None),
+                            (["p12_other"], ["T-03"]), (["nobody"], None), ([], None)):
+        wanted = [d for d in whole if (profiles is None or parse_trajectory_id(d.name)[0] in profiles)
+                  and (tasks is None or parse_trajectory_id(d.name)[1] in {"T-05" if t == "t05" else t for t in tasks})]
+        assert find_trajectory_dirs(corpus, profiles, tasks) == wanted
+    looked = []
+    real_isfile = os.path.isfile
+    monkeypatch.setattr(os.path, "isfile", lambda p: looked.append(p) or real_isfile(p))
+    assert [d.name for d in find_trajectory_dirs(corpus, ["p3_efficient_executor"])] == ["p3_efficient_executor_T-12"]
+    assert len(looked) == 1
 
 
 def test_loads_the_cleaned_release_variant(tmp_path):

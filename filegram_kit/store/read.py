@@ -72,9 +72,9 @@ class EventStore:
         stamps = (scan_stamps(self.signal, STAMPED if whole else STAMPED[:1])
                   if profiles is None and tasks is None and corpus_root(path) else {})
         if not stamps:  # a selection, one trajectory folder, or nothing there (find_trajectory_dirs says so)
-            from ..traces import _selected, find_trajectory_dirs
+            from ..traces import find_trajectory_dirs
 
-            return self.served(_selected(find_trajectory_dirs(path), profiles, tasks))
+            return self.served(find_trajectory_dirs(path, profiles, tasks))
         mine, rest = [], []
         for name, now in stamps.items():
             entry = self._entries.get(name)
@@ -177,13 +177,13 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
     """
     from ..cleaning import clean
     from ..frames import events_frame
-    from ..traces import _selected, find_trajectory_dirs, load_dirs
+    from ..traces import find_trajectory_dirs, load_dirs
 
     store = EventStore.open(path)
     if store is not None:
         mine, rest = store.split(path, profiles, tasks, whole=whole)
     else:
-        mine, rest = [], _selected(find_trajectory_dirs(path), profiles, tasks)
+        mine, rest = [], find_trajectory_dirs(path, profiles, tasks)
     loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
                              where=path)).trajectories
     extra = events_frame(loaded, with_content=with_content or table_rows)
