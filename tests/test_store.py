@@ -23,9 +23,9 @@ from filegram_kit.cleaning import clean
 from filegram_kit.engine import build_corpus
 from filegram_kit.fingerprint import TABLE_ROWS, extended_features, fingerprint_frame, fingerprints, table_rows_of
 from filegram_kit.frames import events_frame
-from filegram_kit.store import EventStore, behaviour, update_store
+from filegram_kit.store import EventStore, StoreError, behaviour, update_store
 from filegram_kit.store.convert import Part, convert
-from filegram_kit.store.fastparse import decode_json
+from filegram_kit.store.fastparse import decode_json, split_events
 from filegram_kit.store.lazyfields import LazyFields
 from filegram_kit.traces import TraceError, load_trajectories
 
@@ -84,19 +84,27 @@ def test_behaviour_frame_and_fingerprints_equal_the_json_path(copy):
     assert fingerprint_frame(counted).equals(fingerprint_frame(texts))
 
 
+def _event_fields(rows) -> list[LazyFields]:
+    """Each stored event's fields, read back from its trajectory's JSON row as a store load reads them."""
+    return [LazyFields(b) for data in rows.json["json"] for b in split_events(data)]
+
+
 def _same_rows(fast, slow) -> None:
-    """Index rows equal, event rows equal, raw rows equal with each event's JSON meaning the same fields (the
-    fast path keeps the file's bytes, the slow one writes the parsed event again)."""
-    assert fast[2] == slow[2]
-    assert fast[1].equals(slow[1])
-    assert fast[0].drop("json").equals(slow[0].drop("json"))
-    assert [LazyFields(b) for b in fast[0]["json"]] == [LazyFields(b) for b in slow[0]["json"]]
+    """Index rows equal, event rows equal, raw rows equal, the JSON meaning the same fields event by event (the
+    fast path keeps the file's bytes, the slow one writes the parsed events again)."""
+    (fast, _), (slow, _) = fast, slow
+    assert fast.index == slow.index
+    assert fast.events.equals(slow.events)
+    assert fast.raw.equals(slow.raw)
+    assert fast.json["trajectory_id"].equals(slow.json["trajectory_id"])
+    assert _event_fields(fast) == _event_fields(slow)
+    assert len(_event_fields(fast)) == fast.raw.height
 
 
 def test_fast_and_slow_conversion_give_the_same_rows(corpus):
     for directory in sorted((corpus / "signal").iterdir()):
         fast = convert(directory)
-        assert fast[3], f"{directory.name}: the engine's own output should take the fast path"
+        assert fast[1], f"{directory.name}: the engine's own output should take the fast path"
         _same_rows(fast, convert(directory, fast=False))
 
 
@@ -133,7 +141,7 @@ def test_removed_and_added_trajectories_and_no_orphan_parts(copy):
     store = EventStore.open(copy)
     assert "p3_efficient_executor_T-29" not in store.index["trajectory_id"].to_list()
     named = {f"{p}.parquet" for p in store.index["part"]}
-    for table in ("raw", "events"):
+    for table in ("raw", "events", "json"):
         assert {p.name for p in (copy / "store" / table).iterdir()} == named  # the old part is gone
     assert store.scan_raw().collect()["trajectory_id"].n_unique() == 7
     _same_trajectories(load_trajectories(copy), load_trajectories(copy, store=False))
@@ -289,13 +297,12 @@ def test_fast_path_never_disagrees_with_the_json_path(name, corpus, tmp_path):
     folder = _mutated(_source(corpus, kind), tmp_path, kind, change)
     fast, slow = convert(folder), convert(folder, fast=False)
     _same_rows(fast, slow)
-    assert fast[3] == (name in FAST)
-    if fast[2]["problems"] is None:  # and the stored events read back as the JSON path loads them
+    assert fast[1] == (name in FAST)
+    if fast[0].index[0]["problems"] is None:  # and the stored events read back as the JSON path loads them
         part = Part()
         part.add(folder)
-        raw, _, index = part.frames()
         loaded = load_trajectories(folder, store=False)[0]
-        assert [LazyFields(b) for b in raw["json"]] == [dict(e.fields) for e in loaded.events]
+        assert _event_fields(part.frames()) == [dict(e.fields) for e in loaded.events]
 
 
 def test_the_summary_and_content_edges(corpus, tmp_path):
@@ -346,6 +353,27 @@ def test_lazy_fields_behave_as_the_dict():
     assert fields != {"file_path": "b.md", "view_range": [1, 2]}
 
 
+def test_split_events_cuts_an_array_into_each_events_json():
+    fast = split_events(b'[ {"a": 1},\n  {"b": [2, {"c": "]"}]} ]')  # msgspec reads it: views into the bytes
+    assert [bytes(x) for x in fast] == [b'{"a": 1}', b'{"b": [2, {"c": "]"}]}']
+    slow = split_events(b'[{"a": NaN}, {"b": "\\ud800"}]')  # only json.loads reads it: each event written again
+    assert math.isnan(LazyFields(slow[0])["a"]) and LazyFields(slow[1]) == {"b": "\ud800"}
+    assert [LazyFields(x) for x in fast] == [{"a": 1}, {"b": [2, {"c": "]"}]}]
+
+
+def test_a_store_whose_tables_disagree_is_refused_by_name(copy):
+    update_store(copy, progress=False)
+    part = next((copy / "store" / "json").iterdir())
+    frame = pl.read_parquet(part)
+    cut = frame.with_columns(pl.col("json").map_elements(lambda b: json.dumps(json.loads(b)[1:]).encode(),
+                                                         return_dtype=pl.Binary))
+    cut.write_parquet(part)
+    loaded = load_trajectories(copy)  # events' fields are cut from the JSON when first read
+    with pytest.raises(StoreError, match=rf"trajectory {frame['trajectory_id'][0]} has \d+ events in raw/ but "
+                                         r"\d+ in json/"):
+        [dict(e.fields) for t in loaded for e in t.events]
+
+
 def test_two_updates_of_one_store_do_not_mix(copy):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -356,8 +384,6 @@ def test_two_updates_of_one_store_do_not_mix(copy):
 
 
 def test_not_a_corpus_is_refused_by_name(tmp_path):
-    from filegram_kit.store import StoreError
-
     with pytest.raises(StoreError, match="no signal/ folder"):
         update_store(tmp_path)
     assert EventStore.open(tmp_path) is None

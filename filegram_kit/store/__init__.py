@@ -11,8 +11,8 @@ and row for row what the JSON path gives (convert.py). Media stay in the traject
 a write or edit left is copied into the events table, since the fingerprints read it.
 """
 
-from .build import StoreError, StoreReport, update_store
-from .layout import store_code, store_dir
+from .build import StoreReport, update_store
+from .layout import StoreError, store_code, store_dir
 from .read import EventStore, behaviour
 
 __all__ = ["EventStore", "StoreError", "StoreReport", "behaviour", "store_code", "store_dir", "update_store"]

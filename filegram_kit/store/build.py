@@ -25,16 +25,23 @@ from tqdm.auto import tqdm
 from .. import atomic
 from ..executors import Executor, get_executor
 from .convert import INDEX_SCHEMA, Part
-from .layout import FORMAT, TABLES, is_ours, locked, part_path, read_index, scan_stamps, store_code, store_dir
+from .layout import (
+    FORMAT,
+    TABLES,
+    StoreError,
+    is_ours,
+    locked,
+    part_path,
+    read_index,
+    scan_stamps,
+    store_code,
+    store_dir,
+)
 from .read import collector_paused
 
 CHUNK = 256  # trajectories per part
 PARALLEL_FROM = 4 * CHUNK  # fewer to convert: one process (spawning costs more than it saves)
 COMPRESSION = "lz4"  # 4x smaller than the JSON; faster to write than snappy (and zstd), read as fast
-
-
-class StoreError(RuntimeError):
-    """The folder is not a corpus (no signal/ folder) or its store cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -60,14 +67,14 @@ def _write_part(root: Path, part: str, dirs: list[str], fast: bool) -> list[dict
     with collector_paused():  # ~100K new objects a part: the cyclic GC would rescan them often (none cycles)
         for directory in dirs:
             part_rows.add(directory)
-        raw, events, index = part_rows.frames()
-    for table, frame in zip(TABLES, (raw, events), strict=True):
+        rows = part_rows.frames()
+    for table, frame in zip(TABLES, rows[:len(TABLES)], strict=True):
         path = part_path(root, table, part)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         frame.write_parquet(tmp, compression=COMPRESSION, statistics=True)
         os.replace(tmp, path)
-    return [{**row, "part": part if row["problems"] is None else None} for row in index]
+    return [{**row, "part": part if row["problems"] is None else None} for row in rows.index]
 
 
 def _next_part(index: pl.DataFrame, root: Path) -> int:
@@ -133,7 +140,8 @@ def update_store(corpus: str | Path, *, workers: int | None = None, progress: bo
             kept = kept.with_columns(pl.when(pl.col("part") == part).then(pl.lit(new_part)).otherwise("part")
                                      .alias("part"))
             first += 1
-        chunks = [[str(corpus / "signal" / t) for t in todo[i:i + chunk]] for i in range(0, len(todo), chunk)]
+        signal = f"{os.fspath(corpus)}/signal/"  # plain strings: 32K Path joins cost more than a part's conversion
+        chunks = [[signal + t for t in todo[i:i + chunk]] for i in range(0, len(todo), chunk)]
         n_workers = 1 if len(todo) < PARALLEL_FROM else max(1, min(workers or os.cpu_count() or 1, len(chunks)))
         runner = get_executor("serial" if n_workers == 1 and executor != "ray" else executor, workers=n_workers,
                               address=address)

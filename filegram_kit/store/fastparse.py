@@ -2,7 +2,7 @@
 
 `validation.parse_event` checks one Python dict at a time; at 3M events that is minutes. Here one
 msgspec decoder, built from the same field table (`schema.EVENT_FIELDS`, `validation.ENVELOPE_TYPES`),
-checks a whole file in C and hands back typed records plus each event's exact JSON bytes.
+checks a whole file in C and hands back typed records (the store keeps the file's bytes as they are).
 
 It is *conservative*: whatever it accepts, `parse_event` accepts too, with the same values; where it
 is unsure it refuses, and the caller takes the exact slow path (`parse_event`), whose named errors are
@@ -73,14 +73,23 @@ BEHAVIOURAL_FIELDS: dict[str, tuple[str, ...]] = {
     for t in RETAINED_EVENT_TYPES}
 
 
-def decode(data: bytes) -> tuple[list[Any], list[msgspec.Raw]] | None:
-    """(typed records, each event's JSON bytes) of an events.json, or None when the slow path must decide."""
+def decode(data: bytes) -> list[Any] | None:
+    """The typed records of an events.json, or None when the slow path must decide."""
     try:
-        records = _TYPED.decode(data)
-        raws = _RAW.decode(data)
+        return _TYPED.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
-    return records, raws
+
+
+def split_events(data: bytes) -> list[Any]:
+    """A JSON array of events -> each event's JSON bytes (views into `data` where msgspec reads it; a text
+    only json.loads reads, with NaN or a lone surrogate say, is parsed and each event written again)."""
+    try:
+        return _RAW.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        import json
+
+        return [json.dumps(item).encode() for item in json.loads(data)]  # ASCII: a lone surrogate is escaped
 
 
 def event_type(record: Any) -> str:
@@ -105,7 +114,7 @@ def decode_json(data: bytes | str) -> Any:
     except (msgspec.DecodeError, msgspec.ValidationError):
         import json
 
-        return json.loads(data)
+        return json.loads(data if isinstance(data, (bytes, str)) else bytes(data))  # a msgspec.Raw view
 
 
 def decode_fields(data: bytes) -> dict[str, Any]:

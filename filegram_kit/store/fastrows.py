@@ -150,14 +150,14 @@ class FastRows:
 
     def __init__(self):
         self.raw: dict[str, list] = {c: [] for c in ("trajectory_id", "event_index", "event_type", "timestamp",
-                                                     "event_id", "session_id", "profile_id", "json")}
+                                                     "event_id", "session_id", "profile_id")}
         self.envelope: dict[str, list] = {c: [] for c in ("trajectory_id", "task_id", "event_index", "profile_id",
                                                           "session_id", "event_id", "event_type", "category",
                                                           "timestamp", "content")}
         self.records: list[Any] = []
         self.anonymise = Anonymiser()
 
-    def add(self, tid: str, profile_id: str | None, task_id: str | None, records: list[Any], raws: list[Any],
+    def add(self, tid: str, profile_id: str | None, task_id: str | None, records: list[Any],
             media_root: str) -> int | None:
         """Take one trajectory's decoded events; None (nothing taken) when it cannot vouch for them, else how
         many behavioural events it has."""
@@ -178,7 +178,6 @@ class FastRows:
         raw["event_id"].extend([r.event_id for r in records])
         raw["session_id"].extend([None if (v := r.session_id) is UNSET else v for r in records])
         raw["profile_id"].extend([None if (v := r.profile_id) is UNSET else v for r in records])
-        raw["json"].extend([bytes(x) for x in raws])
         recs = [records[i] for i in picked]
         env = self.envelope
         env["trajectory_id"].extend(repeat(tid, m))
@@ -221,8 +220,8 @@ class FastRows:
     def _cleaned(self, values: list, how: str) -> list:
         """What clean() does to a field's values (a vouched reference: nothing but its path)."""
         anonymise = self.anonymise
-        if how == "text":
-            return [None if v is None else anonymise(v) for v in values]
+        if how == "text":  # most values name no sandbox: no call for them
+            return [v if v is None or "sandbox" not in v else anonymise(v) for v in values]
         if how == "list":  # list[str] (fastparse): _anonymise_value's rule
             return [None if v is None else [anonymise(x) for x in v] for v in values]
         if how == "ref":

@@ -2,9 +2,10 @@
 
     <corpus>/store/STORE.json        format version and the digest of the code that decides the rows
                   /index.parquet     one row per trajectory (`convert.INDEX_SCHEMA`); `part` names its rows
-                  /raw/<part>.parquet     every event: envelope columns + its exact JSON bytes
+                  /raw/<part>.parquet     every event's envelope columns
                   /events/<part>.parquet  the behavioural events after clean(), frames.SCHEMA + content +
                                           content_table_rows (the one count of a text the fingerprint reads)
+                  /json/<part>.parquet    per trajectory its events as one JSON array (events.json's bytes)
 
 A trajectory's rows are current while its files' stamps (size and mtime of events.json and
 summary.json; media are content-addressed, a new text is a new file and reference) are those in the
@@ -26,11 +27,15 @@ import polars as pl
 
 from .convert import INDEX_SCHEMA, STAMPED, stamp
 
-FORMAT = 1
+FORMAT = 2  # 2: the events' JSON per trajectory (json/), no longer per event in raw/
 STORE_DIR = "store"
-TABLES = ("raw", "events")
+TABLES = ("raw", "events", "json")  # `convert.Rows` order
 # the code whose change changes the rows (not the import closure: it reaches the package __init__)
 STORE_SOURCES = ("store/*.py", "frames.py", "cleaning.py", "schema.py", "validation.py", "media.py", "traces.py")
+
+
+class StoreError(RuntimeError):
+    """The folder is not a corpus (no signal/ folder), its store cannot be written, or it contradicts itself."""
 
 
 @cache

@@ -3,28 +3,52 @@
 Loading the 640-trajectory corpus builds ~77K events; three quarters are simulation metadata that
 `clean()` drops without reading a field. So a store-loaded `Event.fields` is a read-only mapping over
 the event's JSON: it costs a pointer until first use, then decodes once (`fastparse.decode_fields`).
-It compares equal to the dict the JSON path builds, and pickles as that dict.
+The store keeps a trajectory's events as one JSON array (`TrajectoryJSON`), cut into each event's
+bytes only when a first field of the trajectory is read. A mapping compares equal to the dict the
+JSON path builds, and pickles as that dict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .fastparse import decode_fields
+from .fastparse import decode_fields, split_events
+
+
+class TrajectoryJSON:
+    """A trajectory's events as one JSON array, cut into each event's bytes when one is first asked for.
+    `count`: how many events the array must hold; `mismatch(found)` makes the error raised if it does not."""
+
+    __slots__ = ("_data", "_events", "_count", "_mismatch")
+
+    def __init__(self, data: bytes, count: int, mismatch: Callable[[int], Exception]):
+        self._data, self._events, self._count, self._mismatch = data, None, count, mismatch
+
+    def __getitem__(self, k: int) -> Any:
+        if self._events is None:
+            events = split_events(self._data)
+            if len(events) != self._count:
+                raise self._mismatch(len(events))
+            self._events, self._data = events, None  # the views keep the bytes alive
+        return self._events[k]
 
 
 class LazyFields(Mapping):
-    __slots__ = ("_data", "_fields")
+    """LazyFields(event_json) or LazyFields(trajectory_json, k): the fields of one event."""
 
-    def __init__(self, data: bytes):
+    __slots__ = ("_data", "_k", "_fields")
+
+    def __init__(self, data: bytes | TrajectoryJSON, k: int | None = None):
         self._data = data
+        self._k = k
         self._fields: dict[str, Any] | None = None
 
     @property
     def _decoded(self) -> dict[str, Any]:
         if self._fields is None:
-            self._fields = decode_fields(self._data)
+            self._fields = decode_fields(self._data if self._k is None else self._data[self._k])
+            self._data = None
         return self._fields
 
     def __getitem__(self, name: str) -> Any:

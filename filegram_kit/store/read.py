@@ -11,9 +11,10 @@ the JSON path must report) from the JSON path, so the answer never depends on wh
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from itertools import chain, repeat
 from pathlib import Path
 
 import polars as pl
@@ -22,10 +23,11 @@ from ..fingerprint import TABLE_ROWS
 from ..frames import SCHEMA
 from ..schema import Event, Trajectory
 from .convert import INDEX_SCHEMA, STAMPED, loaded_trajectory, stamp
-from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
-from .lazyfields import LazyFields
+from .layout import StoreError, corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
+from .lazyfields import LazyFields, TrajectoryJSON
 
 _EVENT = Event.__new__  # Events are built without __init__ (frozen: six object.__setattr__ calls each)
+_SET = object.__setattr__  # a frozen Event's __dict__ is given whole
 
 
 class EventStore:
@@ -121,8 +123,17 @@ class EventStore:
         return self._scan("events", ids).select(*SCHEMA, *extra)
 
     def scan_raw(self, ids: list[str] | None = None) -> pl.LazyFrame:
-        """Every stored raw event: trajectory_id, event_index, envelope columns, `json` (its exact bytes)."""
+        """Every stored raw event: trajectory_id, event_index and its envelope columns (`scan_json`: its fields)."""
         return self._scan("raw", ids)
+
+    def scan_json(self, ids: list[str] | None = None) -> pl.LazyFrame:
+        """One row per stored trajectory: trajectory_id, `json` (its events as one JSON array: events.json's
+        bytes; `fastparse.split_events` cuts it into each event's bytes)."""
+        return self._scan("json", ids)
+
+    def _mismatch(self, tid: str, count: int) -> Callable[[int], StoreError]:
+        return lambda found: StoreError(f"{self.root}: trajectory {tid} has {count} events in raw/ but {found} in "
+                                        "json/ (rebuild the store: update_store(corpus, rebuild=True))")
 
     def load(self, ids: list[str]) -> list[Trajectory]:
         """The trajectories of `ids` (stored and current: see `served`), as the JSON path would load them."""
@@ -133,16 +144,26 @@ class EventStore:
             raw = raw.sort("trajectory_id", "event_index", maintain_order=True)
         index = {r["trajectory_id"]: r for r in pl.scan_parquet(self.root / "index.parquet")
                  .filter(pl.col("trajectory_id").is_in(ids)).collect().iter_rows(named=True)}
-        columns = [raw[c].to_list() for c in ("trajectory_id", "event_id", "event_type", "timestamp", "session_id",
-                                               "profile_id", "json")]
-        by_id: dict[str, list[Event]] = {tid: [] for tid in ids}
+        blobs = self.scan_json(ids).collect()
+        counts = dict(raw.group_by("trajectory_id", maintain_order=True).len().iter_rows())
+        columns = [raw[c].to_list() for c in ("event_id", "event_type", "timestamp", "session_id", "profile_id")]
         with collector_paused():  # ~77K new objects per 640 trajectories: the cyclic GC would rescan them often
-            for tid, event_id, kind, timestamp, session, profile, data in zip(*columns, strict=True):
+            found = {tid: TrajectoryJSON(data, counts.get(tid, 0), self._mismatch(tid, counts.get(tid, 0)))
+                     for tid, data in zip(blobs["trajectory_id"], blobs["json"], strict=True)}
+            if missing := counts.keys() - found.keys():
+                raise self._mismatch(min(missing), counts[min(missing)])(0)
+            sources = chain.from_iterable(zip(repeat(found[tid], n), range(n), strict=True)
+                                          for tid, n in counts.items())  # (its trajectory's JSON, k) per event
+            events = []
+            for event_id, kind, timestamp, session, profile, (source, k) in zip(*columns, sources, strict=True):
                 event = _EVENT(Event)
-                event.__dict__.update(event_id=event_id, event_type=kind, timestamp=timestamp, session_id=session,
-                                      profile_id=profile, fields=LazyFields(data))
-                by_id[tid].append(event)
-            return [loaded_trajectory(index[tid], tuple(by_id[tid]), self.signal) for tid in ids]
+                _SET(event, "__dict__", {"event_id": event_id, "event_type": kind, "timestamp": timestamp,
+                                         "session_id": session, "profile_id": profile, "fields": LazyFields(source, k)})
+                events.append(event)
+            by_id, start = {}, 0
+            for tid, n in counts.items():
+                by_id[tid], start = tuple(events[start:start + n]), start + n
+            return [loaded_trajectory(index[tid], by_id.get(tid, ()), self.signal) for tid in ids]
 
 
 @contextmanager
@@ -158,9 +179,9 @@ def collector_paused() -> Iterator[None]:
 
 
 def _schema(table: str) -> dict[str, pl.DataType]:
-    from .convert import EVENTS_SCHEMA, RAW_SCHEMA
+    from .convert import EVENTS_SCHEMA, JSON_SCHEMA, RAW_SCHEMA
 
-    return RAW_SCHEMA if table == "raw" else EVENTS_SCHEMA
+    return {"raw": RAW_SCHEMA, "events": EVENTS_SCHEMA, "json": JSON_SCHEMA}[table]
 
 
 def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterable[str] | None = None,
