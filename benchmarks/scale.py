@@ -2,6 +2,7 @@
 
     python benchmarks/scale.py [--personas 20,100,1000] [--root /tmp/filegram-scale] [--workers 2]
                                [--answers 40] [--keep] [--from-stage convert]
+    python benchmarks/scale.py --report          # only rewrite the section and plot from scale.json
 
 Per corpus size, each stage runs in a fresh process (so its peak memory is its own), in order:
 generate (the offline engine, --workers processes), convert (JSON -> the columnar store, as the files
@@ -12,8 +13,8 @@ one memory per persona, --workers processes), items (build_items, item seed 0) a
 and filegramos on the first --answers of those items per sub-task, --workers processes). Seconds are timed
 inside the stage (no interpreter start-up); peak memory is the largest resident set of the stage's
 process tree, sampled every 20 ms. Writes benchmarks/scale.json (sizes not run now keep their
-earlier results), the "Scale" section of BENCHMARKS.md and benchmarks/scale.png (seconds against
-personas, log-log, with a linear reference).
+earlier results; each row records the commit and day that measured it), the "Scale" section of
+BENCHMARKS.md and benchmarks/scale.png (seconds against personas, log-log, with a linear reference).
 """
 
 from __future__ import annotations
@@ -187,7 +188,20 @@ def run_stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> di
     sampler.join()
     if child.returncode:
         raise RuntimeError(f"stage {name} ({n} personas) failed with exit code {child.returncode}")
-    return {**json.loads(out.strip().splitlines()[-1]), "peak_mb": peak[0] / 2 ** 20}
+    return {**json.loads(out.strip().splitlines()[-1]), "peak_mb": peak[0] / 2 ** 20, "commit": _commit(),
+            "date": time.strftime("%Y-%m-%d")}
+
+
+def _commit() -> str:
+    """The checkout's commit (+ "-dirty" with uncommitted changes): which code a row measured."""
+    git = ["git", "-C", str(HERE.parent)]
+    try:
+        sha = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 
 
 def _exponent(results: dict, name: str, a: int, b: int) -> float | None:
@@ -220,7 +234,8 @@ def markdown(results: dict, sizes: list[int], workers: int) -> str:
         r = results.get(str(n), {})
         facts.append(f"{n} personas: {_count(r, 'generate', 'trajectories')} trajectories, "
                      f"{_count(r, 'convert', 'raw_events')} raw events, "
-                     f"{_count(r, 'fingerprint', 'events')} behavioural events, {_count(r, 'items', 'items')} items")
+                     f"{_count(r, 'fingerprint', 'events')} behavioural events, {_count(r, 'items', 'items')} items; "
+                     f"measured {_provenance(r)}")
     return ("## Scale\n\n"
             f"`python benchmarks/scale.py` on {platform.machine()} with {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, --workers {workers}: corpora of sampled personas (seed 0) x 32 tasks, "
@@ -231,6 +246,20 @@ def markdown(results: dict, sizes: list[int], workers: int) -> str:
             f"{JSON_UP_TO} personas). Plot: benchmarks/scale.png. What grows how, and why: README.md, \"How it "
             "grows\".\n\n"
             + "\n".join(f"- {f}" for f in facts) + "\n\n" + table)
+
+
+def _provenance(result: dict) -> str:
+    """Which code and day measured a size's stages (runs resumed with --from-stage mix them)."""
+    groups: dict[str, list[str]] = {}
+    for name in STAGES:
+        if name in result:
+            found = result[name]
+            key = (f"on {found['commit']}, {found['date']}" if "commit" in found
+                   else "before rows recorded their commit")
+            groups.setdefault(key, []).append(name)
+    if len(groups) == 1:
+        return next(iter(groups))
+    return "; ".join(f"{', '.join(names)} {key}" for key, names in groups.items())
 
 
 def _count(result: dict, stage_name: str, key: str) -> str:
@@ -272,6 +301,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the corpora (else each is deleted after use)")
     parser.add_argument("--from-stage", choices=STAGES, help="resume an interrupted run: reuse its corpus (still "
                         "under --root) and its results of the stages before this one")
+    parser.add_argument("--report", action="store_true", help="only write BENCHMARKS.md's section and the plot from "
+                        "benchmarks/scale.json (no stage runs)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -279,7 +310,7 @@ def main() -> None:
     if args.stage:
         print(json.dumps(stage(args.stage, args.corpus, args.n, args.workers, args.answers)))
         return
-    sizes = [int(x) for x in args.personas.split(",")]
+    sizes = [] if args.report else [int(x) for x in args.personas.split(",")]
     out = HERE / "scale.json"
     results = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     first = STAGES.index(args.from_stage) if args.from_stage else 0
