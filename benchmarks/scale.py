@@ -288,7 +288,8 @@ def plot(results: dict, sizes: list[int], path: Path) -> None:
     fig.add_trace(go.Scatter(x=sizes, y=[base * n / first for n in sizes], mode="lines", name="linear (from generate)",
                              line=dict(dash="dot", color="grey")))
     fig.update_layout(title="Seconds per stage against personas (x 32 tasks), log-log", width=900, height=560,
-                      xaxis=dict(type="log", title="personas"), yaxis=dict(type="log", title="seconds"))
+                      xaxis=dict(type="log", title="personas", tickvals=sizes, ticktext=[f"{n:,}" for n in sizes]),
+                      yaxis=dict(type="log", title="seconds"))
     write_png(fig, path)
 
 
