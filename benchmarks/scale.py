@@ -193,15 +193,13 @@ def run_stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> di
 
 
 def _commit() -> str:
-    """The checkout's commit (+ "-dirty" with uncommitted changes): which code a row measured."""
-    git = ["git", "-C", str(HERE.parent)]
-    try:
-        sha = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
-        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
+    """The checkout's short commit (+ "-dirty" with uncommitted changes): which code a row measured."""
+    from filegram_kit.bench.manifest import git_state
+
+    state = git_state()
+    if state["git_sha"] is None:
         return "unknown"
-    return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    return state["git_sha"][:7] + ("-dirty" if state["git_dirty"] else "")
 
 
 def _exponent(results: dict, name: str, a: int, b: int) -> float | None:
