@@ -30,7 +30,7 @@ class TrajectoryJSON:
             events = split_events(self._data)
             if len(events) != self._count:
                 raise self._mismatch(len(events))
-            self._events, self._data = events, None  # the views keep the bytes alive
+            self._events = events  # _data stays: a thread that saw no _events yet may still read it
         return self._events[k]
 
 
@@ -48,8 +48,7 @@ class LazyFields(Mapping):
     def _decoded(self) -> dict[str, Any]:
         if self._fields is None:
             self._fields = decode_fields(self._data if self._k is None else self._data[self._k])
-            self._data = None
-        return self._fields
+        return self._fields  # _data is kept: another thread may be between the check above and reading it
 
     def __getitem__(self, name: str) -> Any:
         return self._decoded[name]
