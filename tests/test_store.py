@@ -405,3 +405,15 @@ def test_parallel_conversion_writes_the_same_rows(copy, tmp_path):
     for table, frame in serial.items():
         assert pl.read_parquet(copy / "store" / table / "*.parquet").sort("trajectory_id", "event_index").equals(frame)
     assert len(os.listdir(copy / "store" / "raw")) == 4
+
+
+def test_lazy_fields_read_by_many_threads_at_once(copy):
+    from concurrent.futures import ThreadPoolExecutor
+
+    update_store(copy, progress=False)
+    expected = [[dict(e.fields) for e in t.events] for t in load_trajectories(copy, store=False)]
+    for _ in range(3):  # fresh, undecoded events each time: the threads race to decode the same ones
+        events = [e for t in load_trajectories(copy) for e in t.events]
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda e: dict(e.fields), events * 4))
+        assert [dict(e.fields) for e in events] == [f for t in expected for f in t]

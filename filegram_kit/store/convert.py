@@ -140,13 +140,13 @@ class Part:
         """The part's frames in the store's column types, sorted by trajectory (and event), and its index rows."""
         raw = [pl.DataFrame(self.rows.raw, schema=RAW_SCHEMA)]
         events = [with_table_rows(self.rows.event_frame(EVENTS_SCHEMA))]
-        blobs = pl.DataFrame(self.json, schema=JSON_SCHEMA)
+        blobs = pl.DataFrame(self.json, schema=JSON_SCHEMA).sort("trajectory_id")
         if not self.slow:
-            return Rows(raw[0], events[0], blobs.sort("trajectory_id"), self.index)
+            return Rows(raw[0], events[0], blobs, self.index)
         raw += [r.select(list(RAW_SCHEMA)).cast(RAW_SCHEMA) for r, _ in self.slow]
         events += [with_table_rows(e).select(list(EVENTS_SCHEMA)).cast(EVENTS_SCHEMA) for _, e in self.slow]
         return Rows(pl.concat(raw).sort("trajectory_id", "event_index"),
-                    pl.concat(events).sort("trajectory_id", "event_index"), blobs.sort("trajectory_id"), self.index)
+                    pl.concat(events).sort("trajectory_id", "event_index"), blobs, self.index)
 
 
 def with_table_rows(events: pl.DataFrame) -> pl.DataFrame:

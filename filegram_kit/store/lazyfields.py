@@ -10,28 +10,34 @@ JSON path builds, and pickles as that dict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .fastparse import decode_fields, split_events
+from .layout import StoreError
 
 
 class TrajectoryJSON:
     """A trajectory's events as one JSON array, cut into each event's bytes when one is first asked for.
-    `count`: how many events the array must hold; `mismatch(found)` makes the error raised if it does not."""
+    `count`: how many events the array must hold (else a StoreError naming `where`, the store and trajectory)."""
 
-    __slots__ = ("_data", "_events", "_count", "_mismatch")
+    __slots__ = ("_data", "_events", "_count", "_where")
 
-    def __init__(self, data: bytes, count: int, mismatch: Callable[[int], Exception]):
-        self._data, self._events, self._count, self._mismatch = data, None, count, mismatch
+    def __init__(self, data: bytes, count: int, where: str):
+        self._data, self._events, self._count, self._where = data, None, count, where
 
     def __getitem__(self, k: int) -> Any:
         if self._events is None:
             events = split_events(self._data)
             if len(events) != self._count:
-                raise self._mismatch(len(events))
-            self._events, self._data = events, None  # the views keep the bytes alive
+                raise mismatch(self._where, self._count, len(events))
+            self._events = events  # _data stays: a thread that saw no _events yet may still read it
         return self._events[k]
+
+
+def mismatch(where: str, raw: int, found: int) -> StoreError:
+    return StoreError(f"{where} has {raw} events in raw/ but {found} in json/ (rebuild the store: "
+                      "update_store(corpus, rebuild=True))")
 
 
 class LazyFields(Mapping):
@@ -48,8 +54,7 @@ class LazyFields(Mapping):
     def _decoded(self) -> dict[str, Any]:
         if self._fields is None:
             self._fields = decode_fields(self._data if self._k is None else self._data[self._k])
-            self._data = None
-        return self._fields
+        return self._fields  # _data is kept: another thread may be between the check above and reading it
 
     def __getitem__(self, name: str) -> Any:
         return self._decoded[name]

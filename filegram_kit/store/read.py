@@ -11,7 +11,7 @@ the JSON path must report) from the JSON path, so the answer never depends on wh
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import chain, repeat
@@ -23,8 +23,8 @@ from ..fingerprint import TABLE_ROWS
 from ..frames import SCHEMA
 from ..schema import Event, Trajectory
 from .convert import INDEX_SCHEMA, STAMPED, loaded_trajectory, stamp
-from .layout import StoreError, corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
-from .lazyfields import LazyFields, TrajectoryJSON
+from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
+from .lazyfields import LazyFields, TrajectoryJSON, mismatch
 
 _EVENT = Event.__new__  # Events are built without __init__ (frozen: six object.__setattr__ calls each)
 _SET = object.__setattr__  # a frozen Event's __dict__ is given whole
@@ -131,10 +131,6 @@ class EventStore:
         bytes; `fastparse.split_events` cuts it into each event's bytes)."""
         return self._scan("json", ids)
 
-    def _mismatch(self, tid: str, count: int) -> Callable[[int], StoreError]:
-        return lambda found: StoreError(f"{self.root}: trajectory {tid} has {count} events in raw/ but {found} in "
-                                        "json/ (rebuild the store: update_store(corpus, rebuild=True))")
-
     def load(self, ids: list[str]) -> list[Trajectory]:
         """The trajectories of `ids` (stored and current: see `served`), as the JSON path would load them."""
         if not ids:
@@ -148,10 +144,10 @@ class EventStore:
         counts = dict(raw.group_by("trajectory_id", maintain_order=True).len().iter_rows())
         columns = [raw[c].to_list() for c in ("event_id", "event_type", "timestamp", "session_id", "profile_id")]
         with collector_paused():  # ~77K new objects per 640 trajectories: the cyclic GC would rescan them often
-            found = {tid: TrajectoryJSON(data, counts.get(tid, 0), self._mismatch(tid, counts.get(tid, 0)))
+            found = {tid: TrajectoryJSON(data, counts.get(tid, 0), f"{self.root}: trajectory {tid}")
                      for tid, data in zip(blobs["trajectory_id"], blobs["json"], strict=True)}
-            if missing := counts.keys() - found.keys():
-                raise self._mismatch(min(missing), counts[min(missing)])(0)
+            if missing := sorted(counts.keys() - found.keys()):
+                raise mismatch(f"{self.root}: trajectory {missing[0]}", counts[missing[0]], 0)
             sources = chain.from_iterable(zip(repeat(found[tid], n), range(n), strict=True)
                                           for tid, n in counts.items())  # (its trajectory's JSON, k) per event
             events = []
