@@ -212,6 +212,11 @@ def fingerprints(trajs: TrajectoriesOrFrame) -> pl.DataFrame:
 
     Trajectories without any event still get a row (all zeros).
     """
+    if isinstance(trajs, str | Path):  # a corpus: the features are computed while its currency is checked
+        from .store import per_trajectory
+
+        out, ids = per_trajectory(trajs, fingerprint_frame, table_rows=True, check_media=False)
+        return _with_empty(out.sort("trajectory_id"), ids)
     frame, ids = _frame_and_ids(trajs)
     return _with_empty(fingerprint_frame(frame), ids)
 

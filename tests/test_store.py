@@ -135,6 +135,10 @@ def test_removed_and_added_trajectories_and_no_orphan_parts(copy):
     shutil.copytree(copy / "signal" / "p1_methodical_T-01", copy / "signal" / "p9_new_T-01")
     status = EventStore.open(copy).status()
     assert dict(status.group_by("state").len().iter_rows()) == {"current": 7, "gone": 1, "new": 1}
+    # computed over every stored row while the corpus is checked: the gone trajectory's row is dropped, the new
+    # one's made from its JSON
+    fresh = fingerprints(clean(load_trajectories(copy, store=False)).trajectories)
+    assert fingerprints(copy).equals(fresh) and "p9_new_T-01" in fresh["trajectory_id"].to_list()
     shutil.rmtree(copy / "signal" / "p9_new_T-01")
     report = update_store(copy, progress=False, chunk=3)
     assert (report.converted, report.removed, report.kept) == (0, 1, 7)

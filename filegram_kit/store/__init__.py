@@ -13,6 +13,6 @@ a write or edit left is copied into the events table, since the fingerprints rea
 
 from .build import StoreReport, update_store
 from .layout import StoreError, store_code, store_dir
-from .read import EventStore, behaviour
+from .read import EventStore, behaviour, per_trajectory
 
-__all__ = ["EventStore", "StoreError", "StoreReport", "behaviour", "store_code", "store_dir", "update_store"]
+__all__ = ["EventStore", "StoreError", "StoreReport", "behaviour", "per_trajectory", "store_code", "store_dir", "update_store"]

@@ -192,17 +192,59 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
     17 features read no text). `whole=False`: a trajectory is current while its events.json is (its
     summary.json, which no frame column holds, is not looked at: one stat fewer per trajectory).
     """
-    from ..cleaning import clean
-    from ..frames import events_frame
-    from ..traces import find_trajectory_dirs, load_dirs
+    from ..traces import find_trajectory_dirs
 
     store = EventStore.open(path)
     if store is not None:
         mine, rest = store.split(path, profiles, tasks, whole=whole)
     else:
         mine, rest = [], find_trajectory_dirs(path, profiles, tasks)
+    extra, ids = _json_path(rest, path, with_content=with_content, table_rows=table_rows, quarantine=quarantine,
+                            check_media=check_media, progress=progress)
+    if store is None or not mine:
+        return extra.lazy(), ids
+    frame = pl.concat([store.scan_events(None if len(mine) == len(store.index) else mine,
+                                         with_content=with_content, table_rows=table_rows), extra.lazy()])
+    ids = _with_stored_ids(store, mine, ids)
+    return (frame.sort("trajectory_id", "event_index") if ordered else frame), ids
+
+
+def per_trajectory(path: str | Path, compute: Callable[[pl.LazyFrame], pl.DataFrame], *, table_rows: bool = False,
+                   quarantine: bool = False, check_media: bool = True, progress: bool | None = None
+                   ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(`compute(behaviour(path)[0])`, the ids) for a whole corpus, where `compute` makes each trajectory's rows
+    from its events alone (a group_by trajectory_id, say). It runs over every stored row while the currency
+    check stats the corpus (both wait on I/O or polars, not the GIL); then the rows of trajectories found
+    stale are dropped and theirs made from the JSON path. Events are read as `behaviour(..., whole=False)`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = EventStore.open(path)
+    if store is None or not corpus_root(path):
+        frame, ids = behaviour(path, table_rows=table_rows, quarantine=quarantine, check_media=check_media,
+                               progress=progress, ordered=False, whole=False)
+        return compute(frame), ids
+    with ThreadPoolExecutor(1) as pool:
+        checked = pool.submit(store.split, path, whole=False)
+        optimistic = compute(store.scan_events(table_rows=table_rows))
+        mine, rest = checked.result()
+    extra, ids = _json_path(rest, path, table_rows=table_rows, quarantine=quarantine, check_media=check_media,
+                            progress=progress)
+    if len(mine) < len(store.index):  # stale or gone: their stored rows are not theirs any more
+        optimistic = optimistic.filter(pl.col("trajectory_id").is_in(mine))
+    rows = pl.concat([optimistic, compute(extra.lazy())]) if rest else optimistic
+    return rows, _with_stored_ids(store, mine, ids)
+
+
+def _json_path(rest: list[Path], where: str | Path, *, with_content: bool = False, table_rows: bool = False,
+               quarantine: bool = False, check_media: bool = True, progress: bool | None = None
+               ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the cleaned events frame of these folders, their ids) read by the JSON path."""
+    from ..cleaning import clean
+    from ..frames import events_frame
+    from ..traces import load_dirs
+
     loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
-                             where=path)).trajectories
+                             where=where)).trajectories
     extra = events_frame(loaded, with_content=with_content or table_rows)
     if table_rows:
         from ..fingerprint import TABLE_ROWS, table_rows_of
@@ -211,10 +253,9 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
         extra = extra if with_content else extra.drop("content")
     ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in loaded],
                        schema=["trajectory_id", "profile_id", "task_id"], orient="row")
-    if store is None or not mine:
-        return extra.lazy(), ids
-    frame = pl.concat([store.scan_events(None if len(mine) == len(store.index) else mine,
-                                         with_content=with_content, table_rows=table_rows), extra.lazy()])
-    stored_ids = store.index.filter(pl.col("trajectory_id").is_in(mine)).select(ids.columns)
-    ids = pl.concat([stored_ids, ids]).sort("trajectory_id")
-    return (frame.sort("trajectory_id", "event_index") if ordered else frame), ids
+    return extra, ids
+
+
+def _with_stored_ids(store: EventStore, mine: list[str], ids: pl.DataFrame) -> pl.DataFrame:
+    stored = store.index.filter(pl.col("trajectory_id").is_in(mine)).select(ids.columns)
+    return pl.concat([stored, ids]).sort("trajectory_id")
