@@ -15,4 +15,5 @@ from .build import StoreReport, update_store
 from .layout import StoreError, store_code, store_dir
 from .read import EventStore, behaviour, per_trajectory
 
-__all__ = ["EventStore", "StoreError", "StoreReport", "behaviour", "per_trajectory", "store_code", "store_dir", "update_store"]
+__all__ = ["EventStore", "StoreError", "StoreReport", "behaviour", "per_trajectory", "store_code", "store_dir",
+           "update_store"]

@@ -11,7 +11,7 @@ the JSON path must report) from the JSON path, so the answer never depends on wh
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import chain, repeat
