@@ -1,4 +1,4 @@
-"""`filegram record`, `filegram recover`, `filegram import shell|log` and `filegram neighbours`: real traces.
+"""`filegram record`, `filegram recover`, `filegram import shell|commands|log` and `filegram neighbours`: real traces.
 
 Every command writes the release layout (OUT/signal/<name>_<YYYYMMDD-HHMMSS>/) and prints, per
 trajectory written, its behavioral events by type, so `filegram fingerprint OUT` can follow at once.
@@ -101,6 +101,8 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from .record import import_event_log, import_shell_history, write_sessions
 
+    if args.source == "commands":
+        return _import_commands(args)
     if args.source == "shell":
         if args.root is None:
             raise ValueError("import shell needs --root DIR: the folder whose files the history is about")
@@ -114,6 +116,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(result.report)
     paths = write_sessions(result.observations, args.out, name=args.name, idle_gap_ms=args.idle_gap * 60_000)
     _report_written(paths, args.out)
+    return 0
+
+
+def _import_commands(args: argparse.Namespace) -> int:
+    from .record.commands import import_command_stream, write_command_trajectories
+
+    start = 0.0 if args.start is None else datetime.fromisoformat(args.start).timestamp() * 1000
+    result = import_command_stream(args.file, user=args.name, block=args.block or None, start_ms=start,
+                                   spacing_ms=args.spacing * 1000)
+    print(result.report)
+    _report_written(write_command_trajectories(result, args.out), args.out)
     return 0
 
 
@@ -164,8 +177,9 @@ def add_record(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="the --out folder of `filegram record`")
     p.set_defaults(func=cmd_recover)
 
-    p = sub.add_parser("import", help="turn a shell history or an event log into trajectories")
-    p.add_argument("source", choices=("shell", "log"), help="shell: bash/zsh history; log: JSONL or CSV events")
+    p = sub.add_parser("import", help="turn a shell history, a command stream or an event log into trajectories")
+    p.add_argument("source", choices=("shell", "commands", "log"), help="shell: bash/zsh history; commands: one "
+                   "command name per line (e.g. the PU data); log: JSONL or CSV events")
     p.add_argument("file", type=Path)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--root", type=Path, help="shell: the folder whose files count (required); log: folder that "
@@ -178,6 +192,10 @@ def add_record(sub, fmt: argparse.ArgumentParser) -> None:
     shell.add_argument("--start", metavar="ISO", help="time of the first command when the history has none")
     shell.add_argument("--spacing", type=float, default=10.0, metavar="S", help="seconds between commands "
                        "without a time (default 10)")
+    commands = p.add_argument_group("command stream (--start and --spacing too)")
+    commands.add_argument("--user", dest="name", default=argparse.SUPPRESS, help="the user's name (same as --name)")
+    commands.add_argument("--block", type=int, default=100, metavar="N", help="commands per trajectory (default "
+                          "100; 0: one trajectory per session, between **SOF** / **EOF** markers)")
     log = p.add_argument_group("event log")
     log.add_argument("--log-format", choices=("auto", "jsonl", "csv"), default="auto")
     log.add_argument("--collect-errors", action="store_true", help="import the good rows, list the bad ones")
