@@ -7,8 +7,11 @@ trajectory written, its behavioral events by type, so `filegram fingerprint OUT`
 from __future__ import annotations
 
 import argparse
+import signal
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -57,6 +60,35 @@ def _describe(obs) -> str:
     return f"{stamp}  {obs.kind:<7} {obs.path}{target}{size}"
 
 
+class _Stopped(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_stop() -> Iterator[Callable[[], None]]:
+    """SIGTERM (a service manager) and SIGHUP (a closed terminal) stop a recording as Ctrl-C does: they raise
+    `_Stopped` in the main thread. The callable given ignores them from then on until the block ends (call it
+    before finalising, which no signal may cut); the first one does so too."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+
+    def shield() -> None:
+        for name in names:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+    def stop(signum: int, frame: object) -> None:
+        shield()
+        raise _Stopped(signum)
+
+    previous = {name: signal.signal(getattr(signal, name), stop) for name in names}
+    try:
+        yield shield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from .record import Recording
 
@@ -69,17 +101,21 @@ def cmd_record(args: argparse.Namespace) -> int:
           f"reads are {'observed' if rec.status()['reads_observed'] else 'not observed on this platform'}. "
           + ("Ctrl-C to stop." if args.duration is None else f"Stopping after {args.duration:g} s."))
     deadline = None if args.duration is None else time.monotonic() + args.duration
-    try:
-        while deadline is None or time.monotonic() < deadline:
-            time.sleep(0.5)
-            new = rec.observations[shown:]
-            shown += len(new)
-            if not args.quiet:
-                for obs in new:
-                    print(_describe(obs), flush=True)
-    except KeyboardInterrupt:
-        print()
-    paths = rec.stop()
+    with _signals_stop() as shield:
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.5)
+                new = rec.observations[shown:]
+                shown += len(new)
+                if not args.quiet:
+                    for obs in new:
+                        print(_describe(obs), flush=True)
+        except KeyboardInterrupt:
+            print()
+        except _Stopped as stop:
+            print(f"\n{signal.Signals(stop.signum).name}: stopping", flush=True)
+        shield()
+        paths = rec.stop()
     status = rec.status()
     if status["skipped"] or status["errors"]:
         print(f"not recorded: {status['skipped']}; observer errors: {status['errors']}")
