@@ -187,3 +187,44 @@ def habit_scores(trajs: Iterable[Trajectory], *, order: int = 1) -> pl.DataFrame
                 llr = ll - model.log_likelihood(model.everyone, sequence, minus)
         rows.append((tid, user, len(sequence) - 1, ll, llr))
     return pl.DataFrame(rows, schema=HABIT_SCHEMA, orient="row").sort("trajectory_id")
+
+
+HABIT_DRIFT_SCHEMA = {"trajectory_id": pl.String, "habit_deviation": pl.Float64, "habit_threshold": pl.Float64,
+                      "habit_flagged": pl.Boolean, "unusual_actions": pl.List(pl.String)}
+UNUSUAL_SHOWN = 3
+
+
+def _unusual(session: Counter[str], others: Counter[str]) -> list[str]:
+    """The actions this session takes far more often than the user's other sessions (smoothed log ratio)."""
+    n, m = sum(session.values()) or 1, sum(others.values()) or 1
+    ratio = {t: math.log((c + 0.5) / (n + 1)) - math.log((others.get(t, 0) + 0.5) / (m + 1))
+             for t, c in session.items()}
+    return [t for t, r in sorted(ratio.items(), key=lambda kv: (-kv[1], kv[0])) if r > 0][:UNUSUAL_SHOWN]
+
+
+def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1,
+                min_sessions: int = 3) -> pl.DataFrame:
+    """Paper Eq. 1's flag on the habit model's score: `habit_deviation` = -habit_ll (mean surprise per action
+    against the user's other sessions), flagged above the user's mean + tau * sd of it (users with at least
+    `min_sessions` sessions; never when all are equal); `unusual_actions`: what the session does far more
+    often than the user's other sessions."""
+    trajs = list(trajs)
+    scores = habit_scores(trajs, order=order)
+    counts = {t.id: Counter(tokens(t)[1:]) for t in trajs}
+    users: dict[str, Counter[str]] = defaultdict(Counter)
+    for t in trajs:
+        users[t.profile_id or ""] += counts[t.id]
+    dev = -pl.col("habit_ll")
+    out = scores.with_columns(dev.alias("habit_deviation")).with_columns(
+        pl.when(pl.len().over("profile_id") >= min_sessions)
+        .then(pl.col("habit_deviation").mean().over("profile_id")
+              + tau * pl.col("habit_deviation").std(ddof=1).over("profile_id")).alias("habit_threshold"),
+        (pl.col("habit_deviation").max().over("profile_id") > pl.col("habit_deviation").min().over("profile_id"))
+        .alias("_spread"))
+    out = out.with_columns((pl.col("_spread") & (pl.col("habit_deviation") > pl.col("habit_threshold")))
+                           .fill_null(False).alias("habit_flagged"))
+    unusual = {tid: _unusual(counts[tid], users[user] - counts[tid])
+               for tid, user in zip(out["trajectory_id"], out["profile_id"], strict=True)}
+    out = out.with_columns(pl.col("trajectory_id").replace_strict(unusual, return_dtype=pl.List(pl.String))
+                           .alias("unusual_actions"))
+    return out.select(list(HABIT_DRIFT_SCHEMA))

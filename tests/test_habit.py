@@ -111,3 +111,20 @@ def test_pu_table_ranks_a_masquerader_above_the_users_own_blocks(tmp_path):
     assert set(table["normal_blocks"]) == {3 * 10} and set(table["masquerade_blocks"]) == {3 * 2 * 5}
     with pytest.raises(ValueError, match="lower `train`"):
         pu_table(stream_blocks(trajs), train=1500)
+
+
+def test_drift_with_the_habit_detector_flags_the_spliced_block(tmp_path):
+    from filegram_kit.drift import drift
+
+    rng = np.random.default_rng(5)
+    own = _stream(rng, ["cd", "ls", "cat", "vi", "make"], 2000)
+    trajs = _trajectories(tmp_path, "alice", own[:1000] + _stream(rng, ["elm", "latex", "rm"], 100) + own[1000:], 100)
+    habit = drift(trajs, detector="habit")
+    assert habit.filter(habit["flagged"])["trajectory_id"].to_list() == ["alice_b0010"]
+    unusual = habit.filter(habit["flagged"])["shifted_features"].to_list()[0]
+    assert unusual[0].split("|")[1] in ("elm", "latex", "rm")  # the intruder's commands
+    both = drift(trajs, detector="both", judge=False)
+    assert both["flagged"].to_list() == (both["habit_flagged"] | drift(trajs, judge=False)["flagged"]).to_list()
+    assert set(both.columns) >= {"deviation", "habit_deviation", "habit_threshold", "unusual_actions"}
+    with pytest.raises(ValueError, match="detector must be one of"):
+        drift(trajs, detector="markov")
