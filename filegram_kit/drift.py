@@ -126,18 +126,22 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Any
         loaded = list(load_trajectories(trajs, progress=False))
     else:
         loaded = [trajs] if isinstance(trajs, Trajectory) else list(trajs)
-    habit = habit_drift(loaded, tau=tau, order=order)
+    frame = drift_frame(fingerprints(loaded), backend=backend, tau=tau, judge=judge and detector == "both")
+    return with_habit(frame, habit_drift(loaded, tau=tau, order=order), detector)
+
+
+def with_habit(frame: pl.DataFrame, habit: pl.DataFrame, detector: str) -> pl.DataFrame:
+    """A fingerprint drift frame with the habit model's verdicts (`habit.habit_drift`): "habit" puts them in
+    its columns (deviation, threshold, flagged, task_adjusted_deviation; shifted_features = the unusual
+    actions; no judge), "both" adds them beside and flags a session either flags."""
+    joined = frame.join(habit, on="trajectory_id", how="left")
     if detector == "both":
-        frame = drift_frame(fingerprints(loaded), backend=backend, tau=tau, judge=judge).join(
-            habit, on="trajectory_id", how="left")
-        return frame.with_columns((pl.col("flagged") | pl.col("habit_flagged").fill_null(False)).alias("flagged"))
-    ids = pl.DataFrame([(t.id, t.profile_id, t.task_id) for t in loaded],
-                       schema={"trajectory_id": pl.String, "profile_id": pl.String, "task_id": pl.String},
-                       orient="row")
-    frame = ids.join(habit, on="trajectory_id", how="left").with_columns(
-        pl.Series("task_type", task_types(ids["task_id"].to_list()), dtype=pl.String),
+        return joined.with_columns((pl.col("flagged") | pl.col("habit_flagged").fill_null(False)).alias("flagged"))
+    if detector != "habit":
+        raise ValueError(f"with_habit: detector must be 'habit' or 'both', got {detector!r}")
+    return joined.with_columns(
         pl.col("habit_deviation").alias("deviation"), pl.col("habit_threshold").alias("threshold"),
-        pl.col("habit_flagged").alias("flagged"), pl.col("habit_deviation").alias("task_adjusted_deviation"),
-        pl.lit(None, pl.String).alias("judge"), pl.lit(None, pl.String).alias("rationale"),
-        pl.col("unusual_actions").alias("shifted_features"))
-    return frame.select(list(DRIFT_SCHEMA)).sort("trajectory_id")
+        pl.col("habit_flagged").fill_null(False).alias("flagged"),
+        pl.col("habit_deviation").alias("task_adjusted_deviation"), pl.lit(None, pl.String).alias("judge"),
+        pl.lit(None, pl.String).alias("rationale"),
+        pl.col("unusual_actions").fill_null([]).alias("shifted_features")).select(frame.columns)

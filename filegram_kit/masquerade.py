@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from .fingerprint import FEATURES, fingerprints
-from .habit import HabitModel, tokens
+from .habit import Counts, HabitModel, tokens
 from .schema import Trajectory
 
 SD_FLOOR = 0.1  # a feature a user never varies still gets this share of the pooled sd (no division by 0)
@@ -182,3 +182,38 @@ def pu_table(blocks: Mapping[str, list[Block]], *, train: int = 1500, test: int 
             rows.append({"detector": name, "setting": setting, "identification": accuracy, **summary,
                          "users": len(blocks)})
     return pl.DataFrame(rows, schema=TABLE_SCHEMA).select(list(TABLE_SCHEMA))
+
+
+def impostor_scores(trajs: Sequence[Trajectory], *, detector: str, order: int = 1) -> pl.DataFrame:
+    """The masquerade protocol on sessions (the synthetic corpus): per user, its own sessions are normal, each
+    scored against the user's *other* sessions; every other user's sessions are impostors, scored against all
+    of the user's sessions. Same scores as `masquerade_scores` one-class (habit or fingerprint)."""
+    if detector not in ("habit", "fingerprint"):
+        raise ValueError(f"detector must be 'habit' or 'fingerprint', got {detector!r}")
+    by_user: dict[str, list[Trajectory]] = {}
+    for t in trajs:
+        by_user.setdefault(t.profile_id or "", []).append(t)
+    users = sorted(u for u, ts in by_user.items() if len(ts) > 1)
+    if detector == "habit":
+        model = HabitModel(order)
+        seqs = {t.id: tokens(t) for t in trajs}
+        for t in trajs:
+            model.update(t.profile_id or "", seqs[t.id])
+
+        def score(user: str, t: Trajectory, own: bool) -> float:
+            minus = Counts.of(seqs[t.id]) if own else None
+            return -model.log_likelihood(model.users[user], seqs[t.id], minus)
+    else:
+        fp = fingerprints(list(trajs))
+        rows = dict(zip(fp["trajectory_id"], fp.select(FEATURES).to_numpy(), strict=True))
+        floor = SD_FLOOR * np.maximum(fp.select(FEATURES).to_numpy().std(axis=0, ddof=1), 1e-9)
+
+        def score(user: str, t: Trajectory, own: bool) -> float:
+            ref = np.array([rows[o.id] for o in by_user[user] if not (own and o.id == t.id)])
+            sd = np.maximum(ref.std(axis=0, ddof=1) if len(ref) > 1 else 0.0, floor)
+            return float(np.linalg.norm((rows[t.id] - ref.mean(axis=0)) / sd))
+
+    out = [(u, t.profile_id, t.id, t.profile_id != u, score(u, t, t.profile_id == u))
+           for u in users for t in trajs if t.profile_id == u or t.profile_id in users]
+    return pl.DataFrame(out, schema={"target": pl.String, "typed_by": pl.String, "trajectory_id": pl.String,
+                                     "masquerade": pl.Boolean, "score": pl.Float64}, orient="row")

@@ -128,3 +128,22 @@ def test_drift_with_the_habit_detector_flags_the_spliced_block(tmp_path):
     assert set(both.columns) >= {"deviation", "habit_deviation", "habit_threshold", "unusual_actions"}
     with pytest.raises(ValueError, match="detector must be one of"):
         drift(trajs, detector="markov")
+
+
+def test_filegramos_with_the_habit_detector_names_the_intruders_session_and_commands(tmp_path):
+    from filegram_kit.llm import get_backend
+    from filegram_kit.memory.filegramos import FileGramOS
+
+    rng = np.random.default_rng(5)
+    own = _stream(rng, ["cd", "ls", "cat", "vi", "make"], 1500)
+    trajs = _trajectories(tmp_path, "alice", own[:1000] + _stream(rng, ["elm", "latex", "rm"], 100) + own[1000:], 100)
+    backend = get_backend("offline")
+    memory = FileGramOS(detector="habit").ingest(trajs, backend=backend)
+    assert memory.drift_.filter(memory.drift_["flagged"])["trajectory_id"].to_list() == ["alice_b0010"]
+    text = memory.retrieve("Which sessions are unusual for this user?", backend=backend).text
+    least = text[text.index("Sessions least like"):]
+    label = memory.drift_.filter(memory.drift_["trajectory_id"] == "alice_b0010")["session"][0]
+    assert least.splitlines()[1].startswith(f"- {label}: rank 1") and "other with elm" in least.splitlines()[1]
+    assert memory.params()["detector"] == "habit" and "detector" not in FileGramOS().params()
+    with pytest.raises(ValueError, match="detector must be one of"):
+        FileGramOS(detector="markov")
