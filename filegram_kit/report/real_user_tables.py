@@ -12,7 +12,7 @@ from .registry import artifact
 PU_BLOCK, PU_TRAIN, PU_TEST = 100, 1500, 500
 
 
-@artifact("pu_masquerade", notebook="09_real_traces",
+@artifact("pu_masquerade", notebook="09_record_your_own_traces",
           title="Real users (PU, 8 Purdue users, 139K commands): user identification and masquerade detection, "
                 "habit model vs 17-D fingerprint",
           note="Blocks of 100 commands. Identification: each user's first 1,500 commands train, every later block "
@@ -29,7 +29,7 @@ def pu_masquerade() -> pl.DataFrame:
     return table.with_columns(pl.col(pl.Float64).round(3))
 
 
-@artifact("habit_drift", notebook="09_real_traces", corpus=True,
+@artifact("habit_drift", notebook="09_record_your_own_traces", corpus=True,
           title="The habit model on the personas: perturbed sessions and impostors, beside the 17-D fingerprint",
           note="Perturbed: AUC = P(a perturbed session deviates more than a normal one) and flag rates at tau = 1.5 "
                "(`drift(..., detector=...)`; 'both' flags when either does, its AUC is the fingerprint's). "
