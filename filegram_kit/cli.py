@@ -19,6 +19,7 @@ from .cli_store import add_store
 from .engine.corpus import CorpusError
 from .engine.style_packs import PACKS
 from .executors import ExecutorError, add_executor_arguments
+from .locks import Locked
 from .persona_space import profiles_frame
 from .profiles import load_profiles, perturbation_schedule, sample_profiles
 from .tasks import load_tasks
@@ -380,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (TraceError, KeyError, ValueError, CorpusError, ExecutorError, FileNotFoundError,
-            NotADirectoryError) as exc:
+            NotADirectoryError, Locked) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError's str() adds quotes
         print(f"error: {message}", file=sys.stderr)
         return 2

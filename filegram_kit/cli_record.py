@@ -1,4 +1,4 @@
-"""`filegram record`, `filegram recover`, `filegram import shell|log` and `filegram neighbours`: real traces.
+"""`filegram record`, `filegram recover`, `filegram import shell|commands|log` and `filegram neighbours`: real traces.
 
 Every command writes the release layout (OUT/signal/<name>_<YYYYMMDD-HHMMSS>/) and prints, per
 trajectory written, its behavioral events by type, so `filegram fingerprint OUT` can follow at once.
@@ -7,8 +7,11 @@ trajectory written, its behavioral events by type, so `filegram fingerprint OUT`
 from __future__ import annotations
 
 import argparse
+import signal
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -57,6 +60,35 @@ def _describe(obs) -> str:
     return f"{stamp}  {obs.kind:<7} {obs.path}{target}{size}"
 
 
+class _Stopped(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_stop() -> Iterator[Callable[[], None]]:
+    """SIGTERM (a service manager) and SIGHUP (a closed terminal) stop a recording as Ctrl-C does: they raise
+    `_Stopped` in the main thread. The callable given ignores them from then on until the block ends (call it
+    before finalising, which no signal may cut); the first one does so too."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+
+    def shield() -> None:
+        for name in names:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+    def stop(signum: int, frame: object) -> None:
+        shield()
+        raise _Stopped(signum)
+
+    previous = {name: signal.signal(getattr(signal, name), stop) for name in names}
+    try:
+        yield shield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from .record import Recording
 
@@ -69,17 +101,21 @@ def cmd_record(args: argparse.Namespace) -> int:
           f"reads are {'observed' if rec.status()['reads_observed'] else 'not observed on this platform'}. "
           + ("Ctrl-C to stop." if args.duration is None else f"Stopping after {args.duration:g} s."))
     deadline = None if args.duration is None else time.monotonic() + args.duration
-    try:
-        while deadline is None or time.monotonic() < deadline:
-            time.sleep(0.5)
-            new = rec.observations[shown:]
-            shown += len(new)
-            if not args.quiet:
-                for obs in new:
-                    print(_describe(obs), flush=True)
-    except KeyboardInterrupt:
-        print()
-    paths = rec.stop()
+    with _signals_stop() as shield:
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.5)
+                new = rec.observations[shown:]
+                shown += len(new)
+                if not args.quiet:
+                    for obs in new:
+                        print(_describe(obs), flush=True)
+        except KeyboardInterrupt:
+            print()
+        except _Stopped as stop:
+            print(f"\n{signal.Signals(stop.signum).name}: stopping", flush=True)
+        shield()
+        paths = rec.stop()
     status = rec.status()
     if status["skipped"] or status["errors"]:
         print(f"not recorded: {status['skipped']}; observer errors: {status['errors']}")
@@ -101,6 +137,8 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from .record import import_event_log, import_shell_history, write_sessions
 
+    if args.source == "commands":
+        return _import_commands(args)
     if args.source == "shell":
         if args.root is None:
             raise ValueError("import shell needs --root DIR: the folder whose files the history is about")
@@ -114,6 +152,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(result.report)
     paths = write_sessions(result.observations, args.out, name=args.name, idle_gap_ms=args.idle_gap * 60_000)
     _report_written(paths, args.out)
+    return 0
+
+
+def _import_commands(args: argparse.Namespace) -> int:
+    from .record.commands import import_command_stream, write_command_trajectories
+
+    start = 0.0 if args.start is None else datetime.fromisoformat(args.start).timestamp() * 1000
+    result = import_command_stream(args.file, user=args.name, block=args.block or None, start_ms=start,
+                                   spacing_ms=args.spacing * 1000)
+    print(result.report)
+    _report_written(write_command_trajectories(result, args.out), args.out)
     return 0
 
 
@@ -164,8 +213,9 @@ def add_record(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="the --out folder of `filegram record`")
     p.set_defaults(func=cmd_recover)
 
-    p = sub.add_parser("import", help="turn a shell history or an event log into trajectories")
-    p.add_argument("source", choices=("shell", "log"), help="shell: bash/zsh history; log: JSONL or CSV events")
+    p = sub.add_parser("import", help="turn a shell history, a command stream or an event log into trajectories")
+    p.add_argument("source", choices=("shell", "commands", "log"), help="shell: bash/zsh history; commands: one "
+                   "command name per line (e.g. the PU data); log: JSONL or CSV events")
     p.add_argument("file", type=Path)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--root", type=Path, help="shell: the folder whose files count (required); log: folder that "
@@ -178,6 +228,10 @@ def add_record(sub, fmt: argparse.ArgumentParser) -> None:
     shell.add_argument("--start", metavar="ISO", help="time of the first command when the history has none")
     shell.add_argument("--spacing", type=float, default=10.0, metavar="S", help="seconds between commands "
                        "without a time (default 10)")
+    commands = p.add_argument_group("command stream (--start and --spacing too)")
+    commands.add_argument("--user", dest="name", default=argparse.SUPPRESS, help="the user's name (same as --name)")
+    commands.add_argument("--block", type=int, default=100, metavar="N", help="commands per trajectory (default "
+                          "100; 0: one trajectory per session, between **SOF** / **EOF** markers)")
     log = p.add_argument_group("event log")
     log.add_argument("--log-format", choices=("auto", "jsonl", "csv"), default="auto")
     log.add_argument("--collect-errors", action="store_true", help="import the good rows, list the bad ones")

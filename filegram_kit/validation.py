@@ -100,8 +100,10 @@ def parse_event(raw: Any, index: int, file: str | Path) -> Event:
     if not isinstance(raw, dict):
         raise TraceError(file, f"expected an event object, got {_type_name(raw)}", event_index=index)
     event_type = raw.get("event_type")
-    if event_type not in EVENT_FIELDS and event_type not in UNUSED_EVENT_TYPES:
-        reason = "required field is missing" if "event_type" not in raw else f"unknown event type {event_type!r}"
+    if not isinstance(event_type, str) or (event_type not in EVENT_FIELDS and event_type not in UNUSED_EVENT_TYPES):
+        reason = ("required field is missing" if "event_type" not in raw
+                  else f"unknown event type {event_type!r:.60}" if isinstance(event_type, str)
+                  else f"expected str, got {_type_name(event_type)} {event_type!r:.60}")
         raise TraceError(file, reason, event_index=index, field="event_type")
     _check_fields(raw, "__envelope__", index, file)
     _check_fields(raw, event_type, index, file)

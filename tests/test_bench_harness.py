@@ -173,6 +173,18 @@ def test_other_items_in_the_same_folder_are_refused(fakes, corpus, items, tmp_pa
 # -- errors ---------------------------------------------------------------------------------------------------
 
 
+def test_a_second_run_into_a_folder_being_written_refuses(fakes, corpus, items, tmp_path):
+    """Two runs appending to one results.jsonl would interleave their rows: the second is refused by name (the
+    lock goes with its holder, so a killed run leaves nothing stale: the same folder is usable at once)."""
+    from filegram_kit.locks import Locked, exclusive
+
+    out = tmp_path / "run"
+    with exclusive(out / ".lock"), pytest.raises(Locked, match=f"results folder {out} is in use by another process"):
+        evaluate(items, corpus, ["recording"], out=out, workers=1, progress=False)
+    assert not (out / "results.jsonl").exists()
+    assert evaluate(items, corpus, ["recording"], out=out, workers=1, progress=False).height == len(items)
+
+
 def test_failures_become_error_rows_and_the_run_goes_on(fakes, corpus, items, tmp_path):
     out = tmp_path / "run"
     fakes.fail_ingest_with, fakes.fail_retrieve_on = "T-12", items[0].question

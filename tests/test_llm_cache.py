@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from filegram_kit.cli import main
-from filegram_kit.llm.cache import CacheMiss, ResponseCache, cache_key, default_cache
+from filegram_kit.llm.cache import CacheMiss, ResponseCache, cache_key, canonical_json, default_cache
 
 PARTS = {"backend": "gemini", "model": "gemini-2.5-flash", "task": "summarize", "prompt_version": 3,
          "inputs": {"text": "Réunion à 9h", "n": [1, 2.5]}, "params": {"temperature": 0.0, "max_tokens": 64}}
@@ -231,15 +232,52 @@ def test_corrupt_entries_are_misses_and_verify_reports_them(tmp_path):
     assert "not a cache entry" in reasons[not_entry]
     rerun = ResponseCache(tmp_path)
     for key in (truncated, foreign, not_entry):
-        assert rerun.get_or_compute(key, lambda: "recomputed") == ("recomputed", False)
+        with pytest.warns(UserWarning, match=f"{key}.json: corrupt cache entry .*recomputing"):
+            assert rerun.get_or_compute(key, lambda: "recomputed") == ("recomputed", False)
     assert rerun.corrupt == 3 and rerun.get_or_compute(good, Counted(None)) == ("value 3", True)
     assert cache.verify() == []
+
+
+def test_an_altered_value_fails_its_checksum_and_is_recomputed(tmp_path):
+    cache = ResponseCache(tmp_path)
+    (key,) = _store(cache, 1)
+    entry = json.loads(cache.path(key).read_text())
+    assert entry["sha256"] == hashlib.sha256(canonical_json(entry["value"]).encode()).hexdigest()
+    cache.path(key).write_text(json.dumps({**entry, "value": entry["value"] + "!"}), encoding="utf-8")  # valid JSON
+    assert [reason for _, reason in cache.verify()] == ["checksum mismatch: the stored value was altered"]
+    with pytest.warns(UserWarning, match="checksum mismatch"):
+        assert ResponseCache(tmp_path).get_or_compute(key, lambda: "fresh") == ("fresh", False)
+    legacy = {k: v for k, v in entry.items() if k != "sha256"}  # written before checksums: read as it is
+    cache.path(key).write_text(json.dumps(legacy), encoding="utf-8")
+    assert ResponseCache(tmp_path).get_or_compute(key, lambda: "unused") == (entry["value"], True)
+
+
+def test_two_computers_of_one_key_take_turns(tmp_path):
+    """The second waits for the first's entry instead of calling the model again (each holds its own lock file
+    handle, as two processes would)."""
+    calls, started = [], threading.Event()
+
+    def slow():
+        calls.append(1)
+        started.set()
+        time.sleep(0.3)
+        return "answer"
+
+    key = cache_key(backend="b", model="m", task="t", prompt_version=1, inputs="x", params={})
+    results = {}
+    first = threading.Thread(target=lambda: results.setdefault("a", ResponseCache(tmp_path).get_or_compute(key, slow)))
+    first.start()
+    started.wait()
+    results["b"] = ResponseCache(tmp_path).get_or_compute(key, slow)
+    first.join()
+    assert len(calls) == 1 and results == {"a": ("answer", False), "b": ("answer", True)}
+    assert sorted(p.name for p in cache_dir_files(tmp_path)) == [f"{key}.json"]  # no lock file left
 
 
 def test_replay_names_a_corrupt_entry(tmp_path):
     (key,) = _store(ResponseCache(tmp_path), 1)
     ResponseCache(tmp_path).path(key).write_bytes(b"\xff\xfe garbage")
-    with pytest.raises(CacheMiss, match="unreadable"):
+    with pytest.raises(CacheMiss, match="unreadable"), pytest.warns(UserWarning, match="cannot recompute"):
         ResponseCache(tmp_path, "replay").get_or_compute(key, lambda: "x")
 
 
@@ -344,3 +382,7 @@ def test_cli_prune(tmp_path, capsys):
     assert "removed 1 entries" in capsys.readouterr().out and files(tmp_path) == [cache.path(new)]
     assert main(["cache", "prune", "--dir", str(tmp_path)]) == 2
     assert "--older-than" in capsys.readouterr().err and files(tmp_path) == [cache.path(new)]
+
+
+def cache_dir_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]

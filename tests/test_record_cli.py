@@ -141,3 +141,38 @@ def test_the_demo_session_records_every_kind_of_file_work(tmp_path):
         assert "file_read" in types and "cross_file_reference" in {e.event_type for e in traj.events}
     copy = next(e for e in traj.events if e.event_type == "file_copy")
     assert copy["dest_path"].endswith("report.md.bak") and copy["is_backup"] is True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGHUP"])
+def test_a_service_managers_signal_stops_a_recording_like_ctrl_c(tmp_path, signum):
+    """`filegram record` under systemd (SIGTERM) or in a closed terminal (SIGHUP): the session is finalised."""
+    import os
+    import signal
+    import subprocess
+
+    from filegram_kit.record import open_journals
+
+    folder, out = tmp_path / "work", tmp_path / "out"
+    folder.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PYTHONUNBUFFERED": "1"}
+    child = subprocess.Popen([sys.executable, "-m", "filegram_kit.cli", "record", str(folder), "--out", str(out),
+                              "--name", "svc", "--debounce", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, env=env)
+    try:
+        assert child.stdout.readline().startswith("recording"), "the recorder did not start"
+        (folder / "plan.md").write_text("# plan\n", encoding="utf-8")
+        lines = []
+        while not any("plan.md" in line for line in lines):  # printed once observed (journaled)
+            lines.append(child.stdout.readline())
+            assert lines[-1], f"the recorder ended early: {lines}"
+        child.send_signal(getattr(signal, signum))
+        rest = child.communicate(timeout=60)[0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0, rest
+    assert f"{signum}: stopping" in rest and "wrote 1 trajectory folder" in rest
+    assert behavioural_types(out) == [["file_write"]]
+    assert open_journals(out) == []  # finalised: nothing left to recover

@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 
 from ..llm import get_backend
 from ..llm.cache import canonical_json
+from ..locks import exclusive
 from ..memory import get_memory
 from .inputs import TrajectoryStore, materialise
 from .parallel import one_blas_thread, run_groups
@@ -404,7 +405,7 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[Method
     filegram_kit.executors). Rows, resume and manifest are the same whichever runs them. Returns the
     rows of this selection (earlier runs' included), in method then item order.
     """
-    from .manifest import check_resume, run_facts, write_manifest
+    from .manifest import run_facts
 
     all_items, out = list(items), Path(out)
     chosen, specs = select(all_items, limit), resolve_methods(methods)
@@ -415,6 +416,18 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[Method
         raise ValueError(f"executor={executor!r} builds a backend in each worker: give the backend by name")
     run = {"backend": client.name, "model": client.model, "seed": int(seed)}
     facts = run_facts(all_items, chosen, corpus, limit, run["backend"])
+    with exclusive(out / ".lock", wait=False, what=f"results folder {out}"):  # one run writes a folder at a time
+        return _evaluate(out, all_items, chosen, specs, client, client_params, run, facts, corpus, backend,
+                         workers=workers, progress=progress, retry_errors=retry_errors, executor=executor,
+                         address=address)
+
+
+def _evaluate(out: Path, all_items: list[Item], chosen: list[Item], specs: list[Method], client: Any,
+              client_params: dict[str, Any] | None, run: dict[str, Any], facts: dict[str, Any], corpus: str | Path,
+              backend: Any, *, workers: int, progress: bool | None, retry_errors: bool, executor: str,
+              address: str | None) -> pl.DataFrame:
+    from .manifest import check_resume, write_manifest
+
     check_resume(out, facts)
     log, state = ResultsLog(out / "results.jsonl"), RunState()
     wanted = {(m.name, m.params_hash, run["backend"], run["model"], i.question_id, run["seed"])

@@ -235,8 +235,11 @@ def _first_pass(records: Iterable[tuple[int, Mapping[str, Any]]], source: str, s
     for i, record in records:
         missing = [f for f in FIELDS if f not in record]
         if missing:
-            raise ItemError(source, f"missing fields {missing}", row=i)
-        qid = _text(record["question_id"]).strip()
+            raise ItemError(source, f"missing fields {missing}", row=i, field=missing[0])
+        try:
+            qid = _text(record["question_id"]).strip()
+        except ValueError as exc:
+            raise ItemError(source, str(exc), row=i, field="question_id") from None
         if not qid:
             raise ItemError(source, "empty question_id", row=i, field="question_id")
         if qid in seen:
@@ -282,8 +285,15 @@ def from_frame(frame: pl.DataFrame, *, source: str = "<frame>") -> list[Item]:
     return _decode_rows(enumerate(frame.iter_rows(named=True)), source)
 
 
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ItemError(path, f"not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
+
+
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in _text_of(path).splitlines() if line.strip()]
     for i, line in enumerate(lines):
         try:
             record = json.loads(line)
@@ -298,7 +308,10 @@ def _records(path: Path) -> Iterable[tuple[int, Mapping[str, Any]]]:
     if path.suffix == ".jsonl":
         return _jsonl_records(path)
     if path.suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(_text_of(path))
+        except json.JSONDecodeError as exc:
+            raise ItemError(path, f"not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})") from None
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise ItemError(path, "expected a JSON list of item objects")
         return enumerate(data)

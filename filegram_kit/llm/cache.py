@@ -12,8 +12,12 @@ holding `{"key", "value", "meta", "created_at"}`, written atomically. Modes:
     refresh  always compute, overwrite the entry
     off      never read or write
 
-Errors (compute raised) and refusals (a result with `cacheable = False`) are never stored. A corrupt
-entry is a miss, never a crash; `verify()` (and `filegram cache verify`) lists it.
+Errors (compute raised) and refusals (a result with `cacheable = False`) are never stored. Each entry
+carries the sha256 of its value's canonical JSON: a corrupt entry (truncated, not JSON, or a value that
+no longer matches its checksum) is reported with a warning and recomputed, never a crash and never
+served; `verify()` (and `filegram cache verify`) lists it. Two processes missing the same key take turns
+(a lock per key while it is computed): the second finds the first one's entry instead of calling again.
+Entries written before checksums existed are read as they are.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import os
 import re
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -32,6 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..atomic import write_json
+from ..locks import exclusive
 
 MODES = ("use", "replay", "refresh", "off")
 ENV_DIR = "FILEGRAM_CACHE"
@@ -127,7 +134,16 @@ def _read(path: Path) -> tuple[dict | None, str]:
         return None, "not a cache entry (needs an object with 'key' and 'value')"
     if entry["key"] != path.stem:
         return None, f"stored key {str(entry['key'])[:12]}... does not match the file name"
+    if "sha256" in entry and entry["sha256"] != _checksum(entry["value"]):
+        return None, "checksum mismatch: the stored value was altered"
     return entry, ""
+
+
+def _checksum(value: Any) -> str | None:
+    try:
+        return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    except (TypeError, ValueError):
+        return None
 
 
 # --- the cache -------------------------------------------------------------------------------------------------------
@@ -166,15 +182,29 @@ class ResponseCache:
                        meta: Mapping | None = None) -> tuple[Any, bool]:
         """(value, was_hit). A miss returns the value as JSON stores it, so hit and miss give equal values."""
         path = self.path(key)
-        reason = ""
         if self.mode in ("use", "replay"):
             entry, reason = self._lookup(path)
             if entry is not None:
                 self._count("hits")
                 return entry["value"], True
+            if reason != "missing":
+                warnings.warn(f"{path}: corrupt cache entry ({reason}); "
+                              + ("replay mode cannot recompute it" if self.mode == "replay" else "recomputing"),
+                              stacklevel=2)
+            if self.mode == "replay":
+                self._count("misses")
+                raise CacheMiss(key, meta, self.root, "" if reason == "missing" else reason)
+        if self.mode != "use":
+            return self._compute(key, path, compute, meta)
+        with _turn(path):  # another process computing this key: wait, then take its entry
+            entry, _ = _read(path)
+            if entry is not None:
+                self._count("hits")
+                return entry["value"], True
+            return self._compute(key, path, compute, meta)
+
+    def _compute(self, key: str, path: Path, compute: Callable[[], Any], meta: Mapping | None) -> tuple[Any, bool]:
         self._count("misses")
-        if self.mode == "replay":
-            raise CacheMiss(key, meta, self.root, "" if reason == "missing" else reason)
         try:
             value = compute()
         except Exception:
@@ -184,7 +214,8 @@ class ResponseCache:
             return value, False  # a refusal or partial answer: returned, never stored
         value = _jsonable(value, f"value of {key[:12]}...")
         if self.mode != "off":
-            record = {"key": key, "value": value, "meta": _jsonable(dict(meta or {}), "meta"), "created_at": _now()}
+            record = {"key": key, "value": value, "sha256": _checksum(value),
+                      "meta": _jsonable(dict(meta or {}), "meta"), "created_at": _now()}
             write_json(path, record)
             self._count("stores")
         return value, False
@@ -233,6 +264,18 @@ class ResponseCache:
             counters = {"hits": self.hits, "misses": self.misses, "stores": self.stores, "errors": self.errors,
                         "corrupt": self.corrupt}
         return {**counters, "entries": len(files), "bytes": sum(_size(p) for p in files)}
+
+
+@contextmanager
+def _turn(path: Path) -> Iterator[None]:
+    """The lock of one entry while it is computed (`locks.exclusive` on <key>.lock, removed after: a process
+    that opened it just before is let in on the removed file and finds the stored entry)."""
+    lock = path.with_suffix(".lock")
+    with exclusive(lock):
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
 
 
 def _size(path: Path) -> int:

@@ -22,6 +22,7 @@ the journal and the line.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import warnings
@@ -137,7 +138,27 @@ def read_journal(path: str | Path) -> JournalContents:
                       "without a newline); dropped", stacklevel=2)
     if header is None and lines:
         raise ObservationError(str(path), "first line is not a journal header", line=1)
+    if header is not None:
+        _check_header(path, header)
     return JournalContents(path, header, observations, finalized, torn)
+
+
+def _check_header(path: Path, header: dict[str, Any]) -> None:
+    """The settings recovery passes to the translator (a header the recorder wrote always passes)."""
+    def bad(name: str, expected: str) -> ObservationError:
+        return ObservationError(str(path), f"expected {expected}, got {header[name]!r}", line=1, field=name)
+
+    number = lambda v: isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)  # noqa: E731
+    name = header.get("name", "me")
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise bad("name", "a plain folder-safe word")
+    if "idle_gap_ms" in header and not (number(header["idle_gap_ms"]) and header["idle_gap_ms"] > 0):
+        raise bad("idle_gap_ms", "a number > 0")
+    if "debounce_ms" in header and not (number(header["debounce_ms"]) and header["debounce_ms"] >= 0):
+        raise bad("debounce_ms", "a number >= 0")
+    if "seed" in header and not (isinstance(header["seed"], int) and not isinstance(header["seed"], bool)
+                                 and header["seed"] >= 0):
+        raise bad("seed", "an integer >= 0")
 
 
 def _parse(path: Path, number: int, raw: bytes) -> dict[str, Any]:

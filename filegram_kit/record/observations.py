@@ -11,6 +11,7 @@ milliseconds as the source reported them; sources may deliver them out of order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -44,6 +45,17 @@ class ObservationError(ValueError):
         super().__init__(": ".join([*parts, reason]))
 
 
+_TYPES: dict[str, tuple[type, ...]] = {
+    "path": (str,), "time_ms": (int, float), "dest": (str, type(None)), "is_dir": (bool,),
+    "content": (str, type(None)), "content_hash": (str, type(None)), "size": (int, type(None)),
+    "query": (str, type(None)), "search_type": (str, type(None)), "matched": (tuple,),
+    "files_listed": (int, type(None)), "sibling_count": (int, type(None)), "source": (str,), "extra": (dict,)}
+_TYPE_NAMES = {name: " or ".join("null" if k is type(None) else {"str": "a string", "int": "an integer",
+                                                                  "float": "a number", "bool": "true or false",
+                                                                  "tuple": "a list", "dict": "an object"}[k.__name__]
+                                for k in kinds) for name, kinds in _TYPES.items()}
+
+
 @dataclass(frozen=True)
 class Observation:
     """One low-level fact. Only `kind`, `path` and `time_ms` are always set."""
@@ -67,9 +79,17 @@ class Observation:
     # depends on intervals (cross-file references within 30 s) applies to it
 
     def __post_init__(self) -> None:
-        if self.kind not in OBSERVATION_KINDS:
+        if not isinstance(self.kind, str) or self.kind not in OBSERVATION_KINDS:
             raise ObservationError("observation", f"unknown kind {self.kind!r} (expected one of "
                                                   f"{', '.join(OBSERVATION_KINDS)})", field="kind")
+        for name, kinds in _TYPES.items():  # the translator relies on these types (a journal may hold anything)
+            value = getattr(self, name)
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                raise ObservationError("observation", f"expected {_TYPE_NAMES[name]}, got {value!r}", field=name)
+        if not math.isfinite(self.time_ms):
+            raise ObservationError("observation", f"expected a finite time, got {self.time_ms!r}", field="time_ms")
+        if any(not isinstance(hit, str) for hit in self.matched):
+            raise ObservationError("observation", f"expected paths, got {self.matched!r}", field="matched")
         if self.kind in ("move", "copy") and not self.dest:
             raise ObservationError("observation", f"a {self.kind} needs a dest", field="dest")
         for name in ("path", "dest"):
@@ -97,6 +117,9 @@ class Observation:
             raise ObservationError(where, f"expected a number, got {data['time_ms']!r}", line=line, field="time_ms")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         if "matched" in known:
+            if not isinstance(known["matched"], list):
+                raise ObservationError(where, f"expected a list of paths, got {known['matched']!r}", line=line,
+                                       field="matched")
             known["matched"] = tuple(known["matched"])
         try:
             return cls(**known)

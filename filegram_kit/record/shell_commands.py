@@ -331,3 +331,25 @@ HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(("z", "zi", "j", "autojump"), jump),
     "git": git,
 }
+
+# what each command does to files when its arguments are not known (command-name-only histories,
+# record/commands.py): the kind of observation its handler emits; None for a command without one
+_ACTION_OF_HANDLER: dict[Handler, str] = {browse: "browse", mkdir: "mkdir", delete: "delete", read: "read",
+                                          touch: "write", tee: "write", grep: "search", find: "search",
+                                          fd: "search", locate: "search"}
+
+
+def action_of(command: str) -> str | None:
+    """The observation kind ("read", "browse", "search", "write", "mkdir", "move", "copy", "delete") this
+    importer gives `command` (a bare name or a path to one) with file arguments; None: no file effect
+    (cd, git and every command it has no rule for)."""
+    name = os.path.basename(command)
+    handler = HANDLERS.get(name)
+    if handler is transfer:
+        return "move" if name == "mv" else "copy"
+    return _ACTION_OF_HANDLER.get(handler)
+
+
+def search_type_of(command: str) -> str:
+    """"grep" for the grep family (a content search), "glob" for find / fd / locate (a name search)."""
+    return "grep" if HANDLERS.get(os.path.basename(command)) is grep else "glob"

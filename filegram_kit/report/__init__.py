@@ -13,6 +13,7 @@ from . import (  # noqa: F401 (registers the artifacts; reproduce orders them, s
     pipeline_figure,
     qa_examples,
     qualitative,
+    real_user_tables,
     tables,
 )
 from .registry import ARTIFACTS, Artifact, FigureData, TableData, to_markdown

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from ...cleaning import clean
+from ...drift import DETECTORS
+from ...habit import habit_drift
 from ...schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
 from ..stages import metered_ingest
@@ -34,24 +36,32 @@ __all__ = ["BLOCK_TITLES", "FileGramOS", "Knobs", "target_dimensions"]
 
 class FileGramOS(MemorySystem):
     """The paper's memory. Parameters: every `Knobs` field (retrieval, Table 13/14), plus
-    tau (deviation flag threshold), max_chunks (semantic index size), seed, and calibration
-    (a path or a `Calibration`; default: the packaged one)."""
+    tau (deviation flag threshold), max_chunks (semantic index size), seed, calibration
+    (a path or a `Calibration`; default: the packaged one), and detector: which sessions the episodic
+    channel calls unlike the user ("fingerprint": the 17-D deviation, paper Eq. 1; "habit": the habit
+    model's surprise per action, `filegram_kit.habit`; "both": flagged by either)."""
 
     name = "filegramos"
 
     def __init__(self, *, tau: float = 1.5, max_chunks: int = MAX_CHUNKS, seed: int = 0,
-                 calibration: str | Path | Calibration | None = None, progress: bool | None = False, **knobs: Any):
+                 calibration: str | Path | Calibration | None = None, progress: bool | None = False,
+                 detector: str = "fingerprint", **knobs: Any):
         unknown = sorted(set(knobs) - set(Knobs.names()))
         if unknown:
             raise TypeError(f"FileGramOS: unknown parameter(s) {unknown}; knobs: {', '.join(Knobs.names())}")
         if "channels" in knobs:
             knobs["channels"] = tuple(knobs["channels"])
         self.knobs = Knobs(**knobs)  # validates now, not at the first query
+        if detector not in DETECTORS:
+            raise ValueError(f"FileGramOS: detector must be one of {', '.join(DETECTORS)}, got {detector!r}")
         self.tau, self.max_chunks, self.seed = float(tau), int(max_chunks), int(seed)
-        self.calibration, self.progress = calibration, progress
+        self.calibration, self.progress, self.detector = calibration, progress, detector
         calib = "custom" if isinstance(calibration, Calibration) else None if calibration is None else str(calibration)
+        # the default detector is left out of the parameters: memories (and results) made before it existed
+        # keep their keys
+        extra = {} if detector == "fingerprint" else {"detector": detector}
         super().__init__(**asdict(self.knobs), tau=self.tau, max_chunks=self.max_chunks, seed=self.seed,
-                         calibration=calib)
+                         calibration=calib, **extra)
 
     def ingest_params(self) -> dict[str, Any]:
         """Only these shape the ingested memory; every `Knobs` field is read at retrieval (Tables 13 and 14)."""
@@ -60,7 +70,7 @@ class FileGramOS(MemorySystem):
     def with_knobs(self, **knobs: Any) -> FileGramOS:
         """The same ingested memory read with other retrieval knobs (ingest-time work is reused)."""
         other = FileGramOS(tau=self.tau, max_chunks=self.max_chunks, seed=self.seed, calibration=self.calibration,
-                           progress=self.progress, **{**asdict(self.knobs), **knobs})
+                           progress=self.progress, detector=self.detector, **{**asdict(self.knobs), **knobs})
         return other.adopt(self) if getattr(self, "ingested_", False) else other
 
     def _calibration(self) -> Calibration:
@@ -75,8 +85,10 @@ class FileGramOS(MemorySystem):
         with metered_ingest(self, backend):
             self.engrams_ = encode(cleaned, backend, progress=self.progress)
             self.parse_failures_ = sum(e.parse_failures for e in self.engrams_)
+            habit = None if self.detector == "fingerprint" else habit_drift(items, tau=self.tau)
             procedural, semantic, episodic = consolidate(self.engrams_, self._calibration(), backend, tau=self.tau,
-                                                         max_chunks=self.max_chunks, seed=self.seed)
+                                                         max_chunks=self.max_chunks, seed=self.seed, habit=habit,
+                                                         detector=self.detector)
         self.channels_ = {"procedural": procedural, "semantic": semantic, "episodic": episodic}
         self.ingested_ = True
         return self

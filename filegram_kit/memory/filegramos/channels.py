@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ...drift import drift_frame
+from ...drift import drift_frame, with_habit
 from ...fingerprint import FEATURE_DIMENSION, FEATURES, zscores
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
@@ -178,11 +178,15 @@ def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFram
 
 
 def consolidate(engrams: list[Engram], calibration: Calibration, backend: Any, *, tau: float = 1.5,
-                max_chunks: int = MAX_CHUNKS, seed: int = 0):
-    """The three channels of one user's memory, plus the per-session drift frame."""
+                max_chunks: int = MAX_CHUNKS, seed: int = 0, habit: pl.DataFrame | None = None,
+                detector: str = "fingerprint"):
+    """The three channels of one user's memory, plus the per-session drift frame (`habit`: the habit model's
+    verdicts, `habit.habit_drift`, used as `detector` says: `drift.with_habit`)."""
     fp = procedural_frame(engrams).with_columns(pl.lit("user").alias("profile_id"))
-    drift = drift_frame(fp, backend=backend, tau=tau).join(fp.select("trajectory_id", "session"), on="trajectory_id",
-                                                            how="left")
+    drift = drift_frame(fp, backend=backend, tau=tau)
+    if habit is not None and detector != "fingerprint":
+        drift = with_habit(drift, habit, detector)
+    drift = drift.join(fp.select("trajectory_id", "session"), on="trajectory_id", how="left")
     flagged = set(drift.filter(pl.col("flagged"))["trajectory_id"])
     return (procedural_channel(fp, calibration), semantic_channel(engrams, flagged, backend, max_chunks),
             episodic_channel(engrams, fp, drift, backend, seed))

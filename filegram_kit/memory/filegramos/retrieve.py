@@ -176,7 +176,7 @@ def episodic_block(channel: EpisodicChannel, query_vec: np.ndarray, knobs: Knobs
     for row in flagged.iter_rows(named=True):
         judged = f"; judged {row['judge']}: {row['rationale']}" if row["judge"] else ""
         lines.append(f"- {row['session']}: deviation {row['deviation']:.2f} (threshold {row['threshold']:.2f}), "
-                     f"shifted {', '.join(row['shifted_features'])}{judged}")
+                     f"{_shifted(row)}{judged}")
     lines += _least_typical(channel)
     sizes = Counter(channel.episode_clusters)
     recurring = [c for c, n in sizes.most_common() if n >= 2][:5]
@@ -207,11 +207,34 @@ def _least_typical(channel: EpisodicChannel) -> list[str]:
     for rank, row in enumerate(ranked.head(UNUSUAL_SHOWN).iter_rows(named=True), 1):
         z = channel.session_z.get(row["session"], {})
         unusual = ", ".join(f"{f} {'above' if z.get(f, 0) > 0 else 'below'} usual ({z.get(f, 0):+.1f} sd; "
-                            f"{DIMENSION_GLOSS[FEATURE_DIMENSION[f]]})" for f in row["shifted_features"])
+                            f"{DIMENSION_GLOSS[FEATURE_DIMENSION[f]]})" for f in row["shifted_features"]
+                            if f in FEATURE_DIMENSION)
+        actions = _actions(row)
         where = "above" if row["flagged"] else "below"
         lines.append(f"- {row['session']}: rank {rank} of {ranked.height}, deviation {row['deviation']:.2f} ({where} "
-                     f"the flag threshold); unusual in {unusual or 'nothing in particular'}")
+                     f"the flag threshold); unusual in {unusual or actions or 'nothing in particular'}"
+                     + (f"; unusual actions {actions}" if unusual and actions else ""))
     return lines
+
+
+def _actions(row: dict) -> str:
+    """The habit model's unusual actions of a drift row (`drift.with_habit`), as 'kind with tool on type'."""
+    tokens = row.get("unusual_actions") or [f for f in row["shifted_features"] if f not in FEATURE_DIMENSION]
+    readable = []
+    for token in tokens:
+        kind, tool, ftype = (token.split("|") + ["-", "-"])[:3]
+        readable.append(kind + (f" with {tool}" if tool != "-" else "") + (f" on .{ftype}" if ftype != "-" else ""))
+    return ", ".join(readable)
+
+
+def _shifted(row: dict) -> str:
+    features = [f for f in row["shifted_features"] if f in FEATURE_DIMENSION]
+    actions = _actions(row)
+    if not actions:
+        return f"shifted {', '.join(features)}"
+    habit = (f"; habit surprise {row['habit_deviation']:.2f} (threshold {row['habit_threshold']:.2f})"
+             if row.get("habit_flagged") else "")  # "both": flagged by the habit model, maybe not by Eq. 1
+    return (f"shifted {', '.join(features)}; " if features else "") + f"unusual actions {actions}{habit}"
 
 
 def build_context(query: str, channels: dict[str, Any], query_vec: np.ndarray, knobs: Knobs) -> Context:
