@@ -61,11 +61,15 @@ lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
 	$(BIN)/ruff check filegram_kit tests benchmarks
 	$(BIN)/marimo check notebooks/
 
-test: setup lint ## lint, then the unit tests and notebook smoke runs (offline, no keys)
-	$(BIN)/python -m pytest
+# two pytest-xdist workers (the machine's 2 cores), a test module on one worker (its fixtures are built once);
+# PYTEST_WORKERS=0 runs in one process (pdb, -x)
+PYTEST_WORKERS ?= 2
 
-check-notebooks: $(STAMP) chromium ## open every notebook in `marimo edit` in headless Chromium, Run all, fail on error cells
-	$(BIN)/python -m pytest tests/test_notebooks_browser.py
+test: setup lint ## lint, then the unit tests and notebook smoke runs (offline, no keys)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
+
+check-notebooks: $(STAMP) chromium ## every notebook in a Jupyter kernel and in `marimo edit` in headless Chromium (Run all), no error cell
+	FILEGRAM_ALL_NOTEBOOKS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/test_jupyter.py tests/test_notebooks_browser.py
 
 notebooks: $(STAMP) ## run every numbered notebook end to end as a script
 	@set -e; for nb in notebooks/[0-9][0-9]_*.py; do echo "== $$nb"; $(BIN)/python $$nb; done

@@ -1,6 +1,7 @@
 """Every numbered notebook, exported to .ipynb by marimo's own exporter (what `make ipynb` does), runs top to
 bottom in a Jupyter kernel of this virtualenv with no error cell (smoke mode, asked for by FILEGRAM_SMOKE=1:
-a kernel has no command line)."""
+a kernel has no command line). `make test` runs one light notebook this way (every notebook also runs as a
+script there); `make check-notebooks`, which CI runs too, runs them all (tests/notebook_sets.py)."""
 
 import subprocess
 import sys
@@ -10,7 +11,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
+from tests.notebook_sets import notebook_matrix
+
+NOTEBOOKS = notebook_matrix(sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py")))
 PROBE = "import sys; print(sys.prefix)"  # appended in memory: which Python the kernel runs
 
 

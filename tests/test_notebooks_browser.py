@@ -6,7 +6,8 @@ The script runs (tests/test_notebooks.py) cannot see what only the editor does: 
 each is opened in the system's headless Chromium, Run is pressed and every cell's state is read from the DOM
 (tests/browser_check.py says which classes mean what). One notebook runs while the next one's page and
 kernel start. The first tests prove the detector on toy notebooks: it finds an error cell, does not count
-`mo.stop`, and a run that never ends times out naming the cell. `make check-notebooks` runs this file.
+`mo.stop`, and a run that never ends times out naming the cell. `make check-notebooks` runs this file (CI
+too); `make test` skips it (tests/notebook_sets.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import pytest
 
 from tests import browser_check
 from tests.browser_check import BrowserCheckUnavailable, MarimoEditServer, check_notebooks, chromium, still_running
+from tests.notebook_sets import all_notebooks
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.py"))
+pytestmark = pytest.mark.skipif(not all_notebooks(), reason="the browser check is `make check-notebooks` (CI runs it)")
 
 
 NOTEBOOK = """import marimo
