@@ -10,7 +10,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from filegram_kit.bench.items import ItemError, load_items
@@ -18,14 +18,8 @@ from filegram_kit.traces import load_trajectories
 from filegram_kit.validation import TraceError
 
 from .conftest import raw_events
+from .fuzz import FUZZ, values
 
-FUZZ = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=10))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=5), inner, max_size=3)),
-                      max_leaves=6)
 BASE = [e for e in raw_events() if not any(isinstance(v, dict) and "hash" in v for v in e.values())]  # no media
 
 

@@ -9,7 +9,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filegram_kit.record import ObservationError, import_event_log, import_shell_history
@@ -17,14 +17,8 @@ from filegram_kit.record.commands import SESSION_END, SESSION_START, import_comm
 from filegram_kit.record.eventlog import KNOWN_FIELDS
 from filegram_kit.record.journal import JOURNAL_VERSION, read_journal, recover
 
-FUZZ = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+from .fuzz import FUZZ, values
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=5), inner, max_size=3)),
-                      max_leaves=6)
 # values a field's parser accepts, so that rows get past the first field and into the later checks
 plausible = {"time": st.one_of(st.integers(0, 2 * 10 ** 12), st.just("2024-03-01T09:30:00Z")),
              "op": st.sampled_from(["write", "read", "ls", "mv", "cp", "rm", "mkdir", "search", "baseline"]),

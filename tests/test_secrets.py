@@ -3,7 +3,6 @@ and everything it printed scanned for the key."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,17 +10,9 @@ import pytest
 from filegram_kit.cli import main
 
 from .test_knowact import PERSONA, TASKS  # a persona and tasks that give every dimension an Act test
+from .test_knowact import _loopback_reply as _reply  # a stand-in model
 
 SENTINEL = "sk-SENTINEL-filegram-3f9a1c7e5b2d"  # what a leaked key would look like, nowhere else
-
-
-def _reply(request):
-    prompt = json.dumps(request.json["messages"])
-    content = ('{"A": "R", "B": "L", "C": "R", "D": "L", "E": "M", "F": "unknown"}' if "[infer_preferences" in prompt
-               else '{"answer": "A", "confidence": 0.8}')
-    return 200, {"id": "c", "object": "chat.completion", "created": 0, "model": "local",
-                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                              "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 3}}
 
 
 @pytest.fixture(scope="module")
