@@ -243,7 +243,7 @@ def _():
 
 @app.cell
 def _():
-    pu_users = mo.ui.slider(2, 8, value=3, step=1, label="PU users")
+    pu_users = mo.ui.slider(2, 8, value=2, step=1, label="PU users")  # 8: the full table (~10 s)
     pu_users
     return (pu_users,)
 
