@@ -35,6 +35,26 @@ class ExecutorError(RuntimeError):
     """An executor that cannot run here (Ray not installed, a cluster that cannot be reached)."""
 
 
+PARENT_POLL_SECONDS = 0.5
+
+
+def watch_parent(interval: float = PARENT_POLL_SECONDS) -> None:
+    """In a spawned worker: exit as soon as the process that started it is gone (killed, say). A pool's
+    workers otherwise finish their unit unwatched after the parent died (minutes of a reproduce step),
+    and may write into folders a rerun is already using. Pools here call it first (their initializer)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:  # a dead parent's children are handed to another process
+            time.sleep(interval)
+        os._exit(1)  # no cleanup: the unit's writes are atomic, the unfinished one is redone on resume
+
+    threading.Thread(target=watch, name="filegram-watch-parent", daemon=True).start()
+
+
 class Executor:
     """Runs `fn(*call)` for each call; `imap` yields (index of the call, result) as each finishes."""
 
@@ -61,7 +81,8 @@ class LocalExecutor(Executor):
     def _pool(self) -> _Pool:
         if self.name == "thread":
             return ThreadPoolExecutor(max_workers=self.workers)
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                   initializer=watch_parent)
 
     def imap(self, fn: Callable[..., Any], calls: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
         if self.workers == 1 or len(calls) < 2:

@@ -7,11 +7,14 @@ streams, scored by the habit model (`habit.py`) and by the 17-D fingerprint on t
 Protocols (each user's stream cut into blocks of equal length, in order; a short last block is left out):
 - identification: each user's first `train` commands train; each later block is attributed to the user
   whose model fits it best (habit: highest likelihood; fingerprint: nearest centroid of the training
-  blocks' z-scored features). Accuracy; chance is 1 / users.
+  blocks' z-scored features). Accuracy; chance is 1 / users. Beside it: a 95% CI drawing users (not
+  blocks) with replacement, and the shuffled-label control (the training blocks' users permuted: it
+  should fall to chance; if it does not, something other than habits tells users apart).
 - masquerade: per target user, its first `train` commands train; every later block of its own is normal;
   the blocks of every other user in commands [train, train + test) are spliced in as masquerades (the
   setting of the public Markov-chain implementation on this data: train 1,500, test 500). A detector
-  gives each block an anomaly score; reported: AUC per target (mean over targets) and, pooling every
+  gives each block an anomaly score; reported: AUC per target (mean over targets, 95% CI drawing
+  targets with replacement) and, pooling every
   target's blocks, the hit rate at 1% and 5% false alarms (thresholds at the 99th / 95th percentile of the
   normal blocks' scores).
 Detectors:
@@ -25,6 +28,7 @@ Detectors:
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,8 +41,11 @@ from .schema import Trajectory
 
 SD_FLOOR = 0.1  # a feature a user never varies still gets this share of the pooled sd (no division by 0)
 FALSE_ALARMS = (0.01, 0.05)
+N_BOOT = 2000  # bootstrap replicates of the user-clustered CIs
 TABLE_SCHEMA = {"detector": pl.String, "setting": pl.String, "identification": pl.Float64,
-                "masquerade_auc": pl.Float64, "hit_at_1pct": pl.Float64, "hit_at_5pct": pl.Float64,
+                "identification_lo": pl.Float64, "identification_hi": pl.Float64,
+                "shuffled_identification": pl.Float64, "masquerade_auc": pl.Float64, "masquerade_auc_lo": pl.Float64,
+                "masquerade_auc_hi": pl.Float64, "hit_at_1pct": pl.Float64, "hit_at_5pct": pl.Float64,
                 "users": pl.Int64, "normal_blocks": pl.Int64, "masquerade_blocks": pl.Int64}
 
 
@@ -98,7 +105,26 @@ def _fingerprint_fit(fit: Mapping[str, list[Block]]) -> dict[str, tuple[np.ndarr
 
 def identification(blocks: Mapping[str, list[Block]], *, train: int, detector: str, order: int = 1) -> float:
     """Share of the later blocks attributed to their own user (`detector`: "habit" | "fingerprint")."""
+    return float(np.mean([hit for _, hit in identified(blocks, train=train, detector=detector, order=order)]))
+
+
+def _shuffled(fit: Mapping[str, list[Block]], seed: int) -> dict[str, list[Block]]:
+    """The training blocks with their users' names permuted among them (each user keeps its block count)."""
+    users = [u for u, bs in fit.items() for _ in bs]
+    np.random.default_rng(seed).shuffle(users)
+    out: dict[str, list[Block]] = {u: [] for u in fit}
+    for user, b in zip(users, [b for bs in fit.values() for b in bs], strict=True):
+        out[user].append(b)
+    return out
+
+
+def identified(blocks: Mapping[str, list[Block]], *, train: int, detector: str, order: int = 1,
+               shuffle: int | None = None) -> list[tuple[str, bool]]:
+    """(user, attributed to that user?) for every later block. `shuffle` (a seed): the training blocks'
+    users are permuted first, a control whose accuracy should fall to chance (else the protocol leaks)."""
     fit, later = _split(blocks, train)
+    if shuffle is not None:
+        fit = _shuffled(fit, shuffle)
     tests = [b for bs in later.values() for b in bs]
     if detector == "habit":
         model = _habit(fit, order)
@@ -112,13 +138,46 @@ def identification(blocks: Mapping[str, list[Block]], *, train: int, detector: s
                    for b in tests]
     else:
         raise ValueError(f"detector must be 'habit' or 'fingerprint', got {detector!r}")
-    return float(np.mean([g == b.user for g, b in zip(guesses, tests, strict=True)]))
+    return [(b.user, g == b.user) for g, b in zip(guesses, tests, strict=True)]
+
+
+def user_bootstrap(hits: Mapping[str, float], counts: Mapping[str, float], *, n_boot: int = N_BOOT, seed: int = 0,
+                   level: float = 0.95) -> tuple[float, float]:
+    """Percentile CI of sum(hits) / sum(counts) when the users, not the blocks, are drawn with replacement
+    (one user's blocks share that user's habits: their outcomes are not independent)."""
+    users = sorted(counts)
+    h, n = np.array([hits[u] for u in users], float), np.array([counts[u] for u in users], float)
+    weights = np.random.default_rng(seed).multinomial(len(users), np.full(len(users), 1 / len(users)), size=n_boot)
+    with np.errstate(invalid="ignore"):
+        reps = (weights @ h) / (weights @ n)
+    lo, hi = np.nanpercentile(reps, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)
 
 
 def _auc(normal: np.ndarray, masquerade: np.ndarray) -> float:
     """P(a masquerade block scores above a normal one), ties counted half."""
     greater = (masquerade[:, None] > normal[None, :]).sum() + 0.5 * (masquerade[:, None] == normal[None, :]).sum()
     return float(greater / (len(normal) * len(masquerade)))
+
+
+def clustered_auc_ci(high: Sequence[float], high_users: Sequence[str], low: Sequence[float], low_users: Sequence[str],
+                     *, n_boot: int = N_BOOT, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile CI of the pooled AUC P(high > low) when users are drawn with replacement: a replicate
+    weighs every (high, low) pair by how often both their users were drawn (pairs collapse to user x user
+    sums first, so a replicate is two small matrix products)."""
+    users = sorted(set(high_users) | set(low_users))
+    at = {u: k for k, u in enumerate(users)}
+    a, b = np.asarray(high, float), np.asarray(low, float)
+    wins = (a[:, None] > b[None, :]) + 0.5 * (a[:, None] == b[None, :])
+    ia, ib = np.array([at[u] for u in high_users]), np.array([at[u] for u in low_users])
+    won, pairs = np.zeros((len(users), len(users))), np.zeros((len(users), len(users)))
+    np.add.at(won, (ia[:, None], ib[None, :]), wins)
+    np.add.at(pairs, (ia[:, None], ib[None, :]), 1.0)
+    w = np.random.default_rng(seed).multinomial(len(users), np.full(len(users), 1 / len(users)), size=n_boot)
+    with np.errstate(invalid="ignore"):
+        reps = np.einsum("ri,ij,rj->r", w, won, w) / np.einsum("ri,ij,rj->r", w, pairs, w)
+    lo, hi = np.nanpercentile(reps, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)
 
 
 def masquerade_scores(blocks: Mapping[str, list[Block]], *, train: int, test: int, detector: str,
@@ -150,16 +209,19 @@ def masquerade_scores(blocks: Mapping[str, list[Block]], *, train: int, test: in
 
 
 def detection_summary(scores: pl.DataFrame) -> dict[str, float | int]:
-    """Mean AUC over targets; pooled hit rates at the false-alarm rates of `FALSE_ALARMS`."""
-    aucs = []
-    for _, group in scores.group_by("target", maintain_order=True):
+    """Mean AUC over targets (with its target-clustered bootstrap CI); pooled hit rates at the false-alarm
+    rates of `FALSE_ALARMS`."""
+    aucs = {}
+    for (target,), group in scores.group_by("target", maintain_order=True):
         normal = group.filter(~pl.col("masquerade"))["score"].to_numpy()
         masq = group.filter(pl.col("masquerade"))["score"].to_numpy()
         if len(normal) and len(masq):
-            aucs.append(_auc(normal, masq))
+            aucs[target] = _auc(normal, masq)
     normal = scores.filter(~pl.col("masquerade"))["score"].to_numpy()
     masq = scores.filter(pl.col("masquerade"))["score"].to_numpy()
-    out: dict[str, float | int] = {"masquerade_auc": float(np.mean(aucs)) if aucs else float("nan")}
+    lo, hi = user_bootstrap(aucs, dict.fromkeys(aucs, 1.0)) if aucs else (float("nan"), float("nan"))
+    out: dict[str, float | int] = {"masquerade_auc": float(np.mean(list(aucs.values()))) if aucs else float("nan"),
+                                   "masquerade_auc_lo": lo, "masquerade_auc_hi": hi}
     for rate in FALSE_ALARMS:
         threshold = np.quantile(normal, 1 - rate, method="higher")  # at most `rate` of normal blocks above it
         out[f"hit_at_{round(rate * 100)}pct"] = float(np.mean(masq > threshold))
@@ -175,12 +237,19 @@ def pu_table(blocks: Mapping[str, list[Block]], *, train: int = 1500, test: int 
     rows = []
     for name, detector, order in DETECTORS:
         settings = ("one-class",) if detector == "fingerprint" else ("one-class", "against others")
-        accuracy = identification(blocks, train=train, detector=detector, order=order)
+        outcomes = identified(blocks, train=train, detector=detector, order=order)
+        hits, counts = defaultdict(float), defaultdict(float)
+        for user, hit in outcomes:
+            hits[user] += hit
+            counts[user] += 1
+        lo, hi = user_bootstrap(hits, counts)
+        control = identified(blocks, train=train, detector=detector, order=order, shuffle=0)
+        accuracy = {"identification": sum(hits.values()) / len(outcomes), "identification_lo": lo,
+                    "identification_hi": hi, "shuffled_identification": float(np.mean([h for _, h in control]))}
         for setting in settings:
             summary = detection_summary(masquerade_scores(blocks, train=train, test=test, detector=detector,
                                                           setting=setting, order=order))
-            rows.append({"detector": name, "setting": setting, "identification": accuracy, **summary,
-                         "users": len(blocks)})
+            rows.append({"detector": name, "setting": setting, **accuracy, **summary, "users": len(blocks)})
     return pl.DataFrame(rows, schema=TABLE_SCHEMA).select(list(TABLE_SCHEMA))
 
 

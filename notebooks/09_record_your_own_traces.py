@@ -235,8 +235,10 @@ def _():
     `filegram import commands USER3 --user user3 --block 100` keeps every command as a tool call, and the
     file commands as their actions. The 17-D fingerprint then sees counts of file actions; the habit model
     (`filegram_kit.habit`) sees which command follows which. Identification: each user's first 1,500 commands
-    train, every later block of 100 is attributed; masquerade: other users' blocks spliced in. The full table
-    (all 8 users) is `pu_masquerade` in `figures/` (`filegram reproduce`).
+    train, every later block of 100 is attributed; masquerade: other users' blocks spliced in. `_lo`/`_hi` are
+    95% intervals drawing users (few users: wide); `shuffled_identification` trains with the users' names
+    permuted and should sit at chance. The full table (all 8 users) is `pu_masquerade` in `figures/`
+    (`filegram reproduce`).
     """)
     return
 
@@ -266,6 +268,7 @@ def _(pu_result):
         by = {(r["detector"], r["setting"]): r for r in pu_result.iter_rows(named=True)}
         habit, counts = by[("habit Markov", "one-class")], by[("17-D fingerprint", "one-class")]
         assert habit["identification"] > counts["identification"] and habit["masquerade_auc"] > 0.8
+        assert habit["shuffled_identification"] < habit["identification_lo"]  # the control finds no leak
     return
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +39,58 @@ def test_ray_missing_is_said_plainly(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     with pytest.raises(ExecutorError, match=r"filegram_kit\[scale\]"):
         list(RayExecutor(workers=1).imap(_square, [(1,)]))
+
+
+def _children(pid: int) -> set[int]:
+    """Live (not zombie) processes whose parent is `pid`, from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("pool", ["executor", "initializer"])
+def test_pool_workers_exit_when_their_parent_is_killed(pool):
+    """kill -9 of a run must not leave its workers computing (they used to finish their units unwatched)."""
+    start = {"executor": "from filegram_kit.executors import get_executor\n"
+                         "list(get_executor('process', workers=2).imap(time.sleep, [(300,), (300,)]))",
+             "initializer": "import multiprocessing as mp\nfrom concurrent.futures import ProcessPoolExecutor\n"
+                      "from filegram_kit.executors import watch_parent\n"
+                      "pool = ProcessPoolExecutor(2, mp_context=mp.get_context('spawn'), initializer=watch_parent)\n"
+                      "[f.result() for f in [pool.submit(time.sleep, 300) for _ in range(2)]]"}[pool]
+    parent = subprocess.Popen([sys.executable, "-c", f"import time\n{start}"], cwd=Path(__file__).parent.parent)
+    try:
+        workers: set[int] = set()
+        deadline = time.monotonic() + 120
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+            workers = {p for p in _children(parent.pid) if b"multiprocessing" in Path(f"/proc/{p}/cmdline").read_bytes()
+                       and b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()}
+        assert len(workers) >= 2, "the pool's workers never started"
+        time.sleep(1.0)  # the workers have run their initializer and taken a unit
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [p for p in workers if _alive(p)]
+    for p in left:
+        os.kill(p, 9)
+    assert not left, f"workers {left} outlived their killed parent"
 
 
 def test_a_failing_unit_stops_the_run_with_its_own_error():

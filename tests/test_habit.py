@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from filegram_kit.habit import START, HabitModel, habit_scores, tokens
-from filegram_kit.masquerade import identification, masquerade_scores, pu_table, stream_blocks
+from filegram_kit.masquerade import (
+    clustered_auc_ci,
+    identification,
+    masquerade_scores,
+    pu_table,
+    stream_blocks,
+    user_bootstrap,
+)
 from filegram_kit.record.commands import import_command_stream
 from filegram_kit.schema import Event, Trajectory
 
@@ -108,6 +115,10 @@ def test_pu_table_ranks_a_masquerader_above_the_users_own_blocks(tmp_path):
     table = pu_table(stream_blocks(trajs), train=1000, test=250)
     habit = table.filter(table["detector"] == "habit Markov")
     assert habit["identification"].min() >= 0.95 and habit["masquerade_auc"].min() >= 0.95
+    assert habit["shuffled_identification"].max() <= 0.6  # users permuted in training: near chance (1/3)
+    assert (table["identification_lo"] <= table["identification"]).all()
+    assert (table["identification"] <= table["identification_hi"]).all()
+    assert (table["masquerade_auc_lo"] <= table["masquerade_auc"]).all()
     assert set(table["normal_blocks"]) == {3 * 10} and set(table["masquerade_blocks"]) == {3 * 2 * 5}
     with pytest.raises(ValueError, match="lower `train`"):
         pu_table(stream_blocks(trajs), train=1500)
@@ -147,3 +158,48 @@ def test_filegramos_with_the_habit_detector_names_the_intruders_session_and_comm
     assert memory.params()["detector"] == "habit" and "detector" not in FileGramOS().params()
     with pytest.raises(ValueError, match="detector must be one of"):
         FileGramOS(detector="markov")
+
+
+def test_the_anomaly_judge_is_asked_only_where_its_labels_are_kept(tmp_path):
+    from filegram_kit.llm import get_backend
+    from filegram_kit.memory.filegramos import FileGramOS
+
+    class CountingJudge:
+        """The offline backend, counting the anomaly judge's calls."""
+
+        def __init__(self):
+            self.inner, self.judged = get_backend("offline"), 0
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def judge_anomaly(self, *args, **kwargs):
+            self.judged += 1
+            return self.inner.judge_anomaly(*args, **kwargs)
+
+    rng = np.random.default_rng(5)
+    own = _stream(rng, ["cd", "ls", "cat", "vi", "make"], 1500)
+    trajs = _trajectories(tmp_path, "alice", own[:1000] + _stream(rng, ["elm", "latex", "rm"], 100) + own[1000:], 100)
+    judged = {}
+    for detector in ("fingerprint", "habit", "both"):
+        backend = CountingJudge()
+        memory = FileGramOS(detector=detector).ingest(trajs, backend=backend)
+        judged[detector] = backend.judged
+        labelled = memory.drift_["judge"].is_not_null().sum()
+        assert backend.judged == labelled  # every verdict asked for is one the memory keeps
+    assert judged["fingerprint"] > 0 and judged["both"] == judged["fingerprint"] and judged["habit"] == 0
+
+
+def test_user_clustered_intervals_see_the_spread_between_users_not_the_block_count():
+    same = user_bootstrap(dict.fromkeys("abcdefgh", 90.0), dict.fromkeys("abcdefgh", 100.0))
+    assert same == pytest.approx((0.9, 0.9))  # every user alike: no spread to find
+    split = user_bootstrap({**dict.fromkeys("abcd", 100.0), **dict.fromkeys("efgh", 0.0)},
+                           dict.fromkeys("abcdefgh", 100.0))
+    assert split[0] < 0.3 and split[1] > 0.7  # 800 blocks, yet only 8 independent users
+    rng = np.random.default_rng(0)
+    high, low = rng.normal(1, 1, 50).tolist(), rng.normal(0, 1, 200).tolist()
+    alike = clustered_auc_ci(high * 4, [u for u in "abcd" for _ in high], low * 4, [u for u in "abcd" for _ in low])
+    exact = np.mean([[h > x for x in low] for h in high])
+    assert alike == pytest.approx((exact, exact))  # identical users: every replicate is the pooled AUC
+    apart = clustered_auc_ci([5.0, 5.1, 0.0, 0.1], ["a", "a", "b", "b"], [1.0, 1.1, 1.0, 1.1], ["a", "a", "b", "b"])
+    assert apart[0] <= 0.25 and apart[1] >= 0.75  # one user separates perfectly, the other not at all

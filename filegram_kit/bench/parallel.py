@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..executors import watch_parent
 from ..llm import get_backend
 from ..memory.base import MEMORIES
 from .inputs import TrajectoryStore
@@ -115,6 +116,7 @@ def run_groups(groups: list, *, inputs: Any, backend: Any, tally: Any, workers: 
 
 def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, Any], memories: dict[str, str],
            run: dict[str, Any]) -> None:
+    watch_parent()
     MEMORIES.update(memories)  # methods registered at run time in the parent (plugins, tests)
     rows.cancel_join_thread()  # a stopped run must not wait on rows nobody reads (they are recomputed on resume)
     _WORKER.update(rows=rows, store=TrajectoryStore(corpus), backend=get_backend(backend_name, **backend_params),

@@ -35,6 +35,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import atomic
+from ..executors import watch_parent
 from ..media import unified_diff
 from ..schema import MEDIA_REF_FIELDS
 from .parse import Transcriber, measure, parse_files
@@ -320,7 +321,8 @@ def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[[l
             done(_chunk(chunk, str(out), seed))
         return
     # spawned, not forked: a forked child of a process that already ran polars can deadlock
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=watch_parent) as pool:
         for future in as_completed([pool.submit(_chunk, chunk, str(out), seed) for chunk in chunks]):
             done(future.result())
 

@@ -18,7 +18,9 @@ PU_BLOCK, PU_TRAIN, PU_TEST = 100, 1500, 500
           note="Blocks of 100 commands. Identification: each user's first 1,500 commands train, every later block "
                "is attributed to the best-fitting user (chance 0.125). Masquerade: a user's later blocks are normal, "
                "every other user's commands 1,500-2,000 are spliced in; AUC per user (mean), hit rates pooled over "
-               "users at the 1% / 5% false-alarm thresholds of the normal blocks. One-class: the target's own data "
+               "users at the 1% / 5% false-alarm thresholds of the normal blocks. _lo/_hi: 95% CIs drawing users "
+               "with replacement (8 users: wide). shuffled_identification: the control with the training blocks' "
+               "users permuted (near chance, or the protocol leaks). One-class: the target's own data "
                "only; against others: the ratio to the other users' habits (easier). No published number for this "
                "protocol was available to set beside these (README, Real traces).")
 def pu_masquerade() -> pl.DataFrame:
@@ -31,16 +33,16 @@ def pu_masquerade() -> pl.DataFrame:
 
 @artifact("habit_drift", notebook="09_record_your_own_traces", corpus=True,
           title="The habit model on the personas: perturbed sessions and impostors, beside the 17-D fingerprint",
-          note="Perturbed: AUC = P(a perturbed session deviates more than a normal one) and flag rates at tau = 1.5 "
-               "(`drift(..., detector=...)`; 'both' flags when either does, its AUC is the fingerprint's). "
-               "Impostors: per persona, its own sessions (each against its other sessions) against every other "
-               "persona's sessions; AUC averaged over personas, hits pooled at 1% / 5% false alarms. The engine "
-               "gives every persona the same tools, so tool tokens carry little here; on PU (pu_masquerade) "
-               "they carry most.")
+          note="Perturbed: AUC = P(a perturbed session deviates more than a normal one; 95% CI drawing personas) "
+               "and flag rates at tau = 1.5 (`drift(..., detector=...)`; 'both' flags when either does, its AUC is "
+               "the fingerprint's). Impostors: per persona, its own sessions (each against its other sessions) "
+               "against every other persona's sessions; AUC averaged over personas (95% CI drawing personas), hits "
+               "pooled at 1% / 5% false alarms. The engine gives every persona the same tools, so tool tokens carry "
+               "little here; on PU (pu_masquerade) they carry most.")
 def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..drift import drift
     from ..engine.realism import auc
-    from ..masquerade import detection_summary, impostor_scores
+    from ..masquerade import clustered_auc_ci, detection_summary, impostor_scores
     from ..traces import load_trajectories
 
     corpus = resolve_corpus(corpus)
@@ -52,16 +54,21 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
         frame = drift(trajs, judge=False, detector=detector, order=order)
         frame = frame.with_columns(pl.col("trajectory_id").is_in(sorted(shifted)).alias("perturbed"))
         pert, normal = frame.filter(pl.col("perturbed")), frame.filter(~pl.col("perturbed"))
+        lo, hi = clustered_auc_ci(pert["deviation"].to_list(), pert["profile_id"].to_list(),
+                                  normal["deviation"].to_list(), normal["profile_id"].to_list())
         row = {"detector": name, "perturbed": pert.height, "normal": normal.height,
                "perturbed_auc": auc(pert["deviation"].to_list(), normal["deviation"].to_list()),
+               "perturbed_auc_lo": lo, "perturbed_auc_hi": hi,
                "flagged_perturbed": float(pert["flagged"].mean() or 0), "flagged_normal": float(normal["flagged"].mean()
                                                                                                   or 0)}
         if detector != "both":
             summary = detection_summary(impostor_scores(trajs, detector=detector, order=order))
-            row |= {"impostor_auc": summary["masquerade_auc"], "impostor_hit_at_1pct": summary["hit_at_1pct"],
+            row |= {"impostor_auc": summary["masquerade_auc"], "impostor_auc_lo": summary["masquerade_auc_lo"],
+                    "impostor_auc_hi": summary["masquerade_auc_hi"], "impostor_hit_at_1pct": summary["hit_at_1pct"],
                     "impostor_hit_at_5pct": summary["hit_at_5pct"]}
         rows.append(row)
     schema = {"detector": pl.String, "perturbed": pl.Int64, "normal": pl.Int64, "perturbed_auc": pl.Float64,
-              "flagged_perturbed": pl.Float64, "flagged_normal": pl.Float64, "impostor_auc": pl.Float64,
-              "impostor_hit_at_1pct": pl.Float64, "impostor_hit_at_5pct": pl.Float64}
+              "perturbed_auc_lo": pl.Float64, "perturbed_auc_hi": pl.Float64, "flagged_perturbed": pl.Float64,
+              "flagged_normal": pl.Float64, "impostor_auc": pl.Float64, "impostor_auc_lo": pl.Float64,
+              "impostor_auc_hi": pl.Float64, "impostor_hit_at_1pct": pl.Float64, "impostor_hit_at_5pct": pl.Float64}
     return pl.DataFrame(rows, schema=schema).with_columns(pl.col(pl.Float64).round(3))

@@ -223,6 +223,7 @@ def per_trajectory(path: str | Path, compute: Callable[[pl.LazyFrame], pl.DataFr
         frame, ids = behaviour(path, table_rows=table_rows, quarantine=quarantine, check_media=check_media,
                                progress=progress, ordered=False, whole=False)
         return compute(frame), ids
+    store.index  # noqa: B018 (read once here, before both threads want it)
     with ThreadPoolExecutor(1) as pool:
         checked = pool.submit(store.split, path, whole=False)
         optimistic = compute(store.scan_events(table_rows=table_rows))

@@ -183,7 +183,8 @@ def consolidate(engrams: list[Engram], calibration: Calibration, backend: Any, *
     """The three channels of one user's memory, plus the per-session drift frame (`habit`: the habit model's
     verdicts, `habit.habit_drift`, used as `detector` says: `drift.with_habit`)."""
     fp = procedural_frame(engrams).with_columns(pl.lit("user").alias("profile_id"))
-    drift = drift_frame(fp, backend=backend, tau=tau)
+    habit_only = habit is not None and detector == "habit"  # its frame drops the judge's labels: do not ask
+    drift = drift_frame(fp, backend=backend, tau=tau, judge=not habit_only)
     if habit is not None and detector != "fingerprint":
         drift = with_habit(drift, habit, detector)
     drift = drift.join(fp.select("trajectory_id", "session"), on="trajectory_id", how="left")
