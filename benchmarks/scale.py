@@ -1,7 +1,7 @@
 """How the workbench scales with the number of personas: 20, 100 and 1,000 sampled personas x 32 tasks.
 
     python benchmarks/scale.py [--personas 20,100,1000] [--root /tmp/filegram-scale] [--workers 2]
-                               [--answers 40] [--keep] [--from-stage convert]
+                               [--answers 40] [--keep] [--from-stage convert | --stages convert,load]
     python benchmarks/scale.py --report          # only rewrite the section and plot from scale.json
 
 Per corpus size, each stage runs in a fresh process (so its peak memory is its own), in order:
@@ -291,6 +291,14 @@ def plot(results: dict, sizes: list[int], path: Path) -> None:
     write_png(fig, path)
 
 
+def _measure(results: dict, out: Path, name: str, corpus: Path, n: int, args: argparse.Namespace) -> None:
+    """Run one stage, keep its row in `results` and write them all to `out` (an interrupted run keeps its rows)."""
+    found = results.setdefault(str(n), {})[name] = run_stage(name, corpus, n, args.workers, args.answers)
+    print(f"{n:>5} personas  {name:<17} {found['seconds']:9.2f} s  peak {found['peak_mb']:7.0f} MB  "
+          + ("" if "rate" not in found else f"{found['rate']:,.0f}/s"), flush=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--personas", default="20,100,1000")
@@ -300,6 +308,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the corpora (else each is deleted after use)")
     parser.add_argument("--from-stage", choices=STAGES, help="resume an interrupted run: reuse its corpus (still "
                         "under --root) and its results of the stages before this one")
+    parser.add_argument("--stages", help="only these stages (comma-separated), again, on the kept corpus of an "
+                        "earlier run (still under --root); the other stages keep their results")
     parser.add_argument("--report", action="store_true", help="only write BENCHMARKS.md's section and the plot from "
                         "benchmarks/scale.json (no stage runs)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)
@@ -313,8 +323,19 @@ def main() -> None:
     out = HERE / "scale.json"
     results = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     first = STAGES.index(args.from_stage) if args.from_stage else 0
+    chosen = [s.strip() for s in args.stages.split(",")] if args.stages else None
+    if chosen and (bad := [s for s in chosen if s not in STAGES[1:]]):  # generate makes the corpus: not alone
+        raise SystemExit(f"--stages: {', '.join(bad)} cannot be rerun alone; stages: {', '.join(STAGES[1:])}")
     for n in sizes:
         corpus = args.root / f"personas_{n}"
+        if chosen:
+            if not (corpus / "signal").is_dir():
+                raise SystemExit(f"{corpus}: no corpus to rerun stages on (run with --keep first)")
+            for name in chosen:
+                if name.endswith("_json") and n > JSON_UP_TO:
+                    continue
+                _measure(results, out, name, corpus, n, args)
+            continue
         if first == 0:
             shutil.rmtree(corpus, ignore_errors=True)
             results[str(n)] = {}
@@ -325,11 +346,7 @@ def main() -> None:
         for name in STAGES[first:]:
             if name.endswith("_json") and n > JSON_UP_TO:
                 continue
-            found = run_stage(name, corpus, n, args.workers, args.answers)
-            results[str(n)][name] = found
-            print(f"{n:>5} personas  {name:<17} {found['seconds']:9.2f} s  peak {found['peak_mb']:7.0f} MB  "
-                  + ("" if "rate" not in found else f"{found['rate']:,.0f}/s"), flush=True)
-            out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+            _measure(results, out, name, corpus, n, args)
         if not args.keep:
             shutil.rmtree(corpus, ignore_errors=True)
     sys.path.insert(0, str(HERE))
