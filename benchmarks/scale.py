@@ -192,14 +192,21 @@ def run_stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> di
             "date": time.strftime("%Y-%m-%d")}
 
 
-def _commit() -> str:
-    """The checkout's short commit (+ "-dirty" with uncommitted changes): which code a row measured."""
-    from filegram_kit.bench.manifest import git_state
+OWN_OUTPUTS = ("benchmarks/scale.json", "benchmarks/scale.png", "BENCHMARKS.md")  # written by this run: not dirt
 
-    state = git_state()
-    if state["git_sha"] is None:
+
+def _commit() -> str:
+    """The checkout's short commit (+ "-dirty" with uncommitted changes to anything but this benchmark's own
+    outputs, which its first stage rewrites): which code a row measured."""
+    def git(*args: str) -> str | None:
+        found = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True)
+        return found.stdout.strip() if found.returncode == 0 else None
+
+    sha = git("rev-parse", "--short=7", "HEAD")
+    if sha is None:
         return "unknown"
-    return state["git_sha"][:7] + ("-dirty" if state["git_dirty"] else "")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", *(f":!{p}" for p in OWN_OUTPUTS))
+    return sha + ("-dirty" if dirty else "")
 
 
 def _exponent(results: dict, name: str, a: int, b: int) -> float | None:
