@@ -198,14 +198,13 @@ OWN_OUTPUTS = ("benchmarks/scale.json", "benchmarks/scale.png", "BENCHMARKS.md")
 def _commit() -> str:
     """The checkout's short commit (+ "-dirty" with uncommitted changes to anything but this benchmark's own
     outputs, which its first stage rewrites): which code a row measured."""
-    def git(*args: str) -> str | None:
-        found = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True)
-        return found.stdout.strip() if found.returncode == 0 else None
+    from filegram_kit.bench.manifest import _git
 
-    sha = git("rev-parse", "--short=7", "HEAD")
+    sha = _git("rev-parse", "--short=7", "HEAD")
     if sha is None:
         return "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", *(f":!{p}" for p in OWN_OUTPUTS))
+    dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ":/",
+                 *(f":(top,exclude){p}" for p in OWN_OUTPUTS))
     return sha + ("-dirty" if dirty else "")
 
 
