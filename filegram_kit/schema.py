@@ -311,6 +311,7 @@ class Trajectory:
     summary: Mapping[str, Any] = field(default_factory=dict)
     media: Any = None  # filegram_kit.media.MediaStore, or None when the trajectory has no media
     source: Path | None = None  # directory it was loaded from
+    label: str | None = None  # the name a benchmark gives this session (what its options call it: "Session 3")
 
     def __hash__(self) -> int:
         return hash(self.id)

@@ -351,11 +351,11 @@ def test_cached_engrams_give_the_same_memory_under_each_memorys_labels(tmp_path)
     fresh = get_memory("filegramos").ingest(trajs, backend=BACKEND).memory_text()
     assert len(engram._cache) == 3
     assert get_memory("filegramos").ingest(trajs, backend=BACKEND).memory_text() == fresh
-    twin = replace(trajs[0], id="other")  # the same task twice: labels T-01 and T-01#2
+    twin = replace(trajs[0], id="other")  # the same task twice: labels T-01 and T-01 #2
     memory = get_memory("filegramos").ingest([trajs[0], twin], backend=BACKEND)
-    assert [e.session for e in memory.engrams_] == ["T-01", "T-01#2"]
-    assert {c.session for c in memory.engrams_[1].semantic.chunks} == {"T-01#2"}
-    assert {ep.session for ep in memory.engrams_[1].episodes} == {"T-01#2"}
+    assert [e.session for e in memory.engrams_] == ["T-01", "T-01 #2"]
+    assert {c.session for c in memory.engrams_[1].semantic.chunks} == {"T-01 #2"}
+    assert {ep.session for ep in memory.engrams_[1].episodes} == {"T-01 #2"}
     assert memory.engrams_[0].semantic.chunks[0].session == "T-01"  # the cached original is untouched
 
 

@@ -45,7 +45,7 @@ def session_draft(sub_class: str, facts: CorpusFacts, pid: str, sessions: list[s
     if position is not None:
         rest = [t for t in inputs if t != answer]
         inputs = (*rest[:position], answer, *rest[position:])
-    labels = {tid: tpl.session_label(k + 1) for k, tid in enumerate(inputs)}
+    labels = {tid: tpl.option_label(k + 1) for k, tid in enumerate(inputs)}
     question = tpl.QUESTIONS[sub_class].format(n=len(inputs))
     return Draft("anomaly_detection", sub_class, "episodic", pid, inputs, question,
                  tuple(labels[t] for t in inputs),

@@ -4,8 +4,10 @@ Trajectory ids and profile ids name the persona (`p3_efficient_executor_T-05`), 
 question would be answered by reading them. So every input is re-labelled by its task id (or, for
 items whose options name sessions, by the item's label for it: "Session 3"), its
 profile id and summary.json are dropped, and events lose their envelope `profile_id`. Trace
-Disentanglement items (`metadata["interleave"]`) get one trajectory: both sessions' events
-merged by time since each session's start, reading content from both media stores.
+Disentanglement items (`metadata["interleave"]`) get the two users' sessions as "Session 1" and
+"Session 2", interleaved in time (both start together, as in the paper's interleaved streams): what
+tells the users apart stays visible to a memory, which names each session by its label.
+`interleave` (one merged stream without labels) is kept for readers of a single trace.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..cleaning import clean
 from ..schema import Trajectory
 from ..traces import load_trajectories, parse_trajectory_id
 from .schema import Item
+from .templates import option_label
 
 
 class MergedMedia:
@@ -88,9 +91,11 @@ class TrajectoryStore:
 
 
 def anonymise(traj: Trajectory, label: str | None = None) -> Trajectory:
-    """The trajectory under a neutral id (its task id), without profile ids or summary.json."""
+    """The trajectory under a neutral id (its task id), without profile ids or summary.json; `label` is the name
+    the item's options give it, which memories show (memory.serialize.session_labels: "Session 3 (T-11)")."""
     events = tuple(replace(e, profile_id=None) for e in traj.events)
-    return replace(traj, id=label or traj.task_id or "session", profile_id=None, summary={}, events=events)
+    return replace(traj, id=label or traj.task_id or "session", profile_id=None, summary={}, events=events,
+                   label=label)
 
 
 def interleave(first: Trajectory, second: Trajectory) -> Trajectory:
@@ -107,11 +112,19 @@ def interleave(first: Trajectory, second: Trajectory) -> Trajectory:
                       MergedMedia([first.media, second.media]))
 
 
+def side_by_side(first: Trajectory, second: Trajectory) -> list[Trajectory]:
+    """Two users' sessions as "Session 1" and "Session 2", the second's times moved to start with the first's."""
+    start = min((e.timestamp for e in first.events), default=0.0)
+    other = min((e.timestamp for e in second.events), default=0.0)
+    moved = replace(second, events=tuple(replace(e, timestamp=e.timestamp - other + start) for e in second.events))
+    return [anonymise(first, option_label(1)), anonymise(moved, option_label(2))]
+
+
 def materialise(item: Item, store: TrajectoryStore) -> list[Trajectory]:
     """The trajectories a memory ingests for this item, anonymised (see the module docstring)."""
     pair = item.metadata.get("interleave")
     if pair:
-        return [interleave(store.get(pair[0]), store.get(pair[1]))]
+        return side_by_side(store.get(pair[0]), store.get(pair[1]))
     labels = item.metadata.get("labels")
     if labels:  # the options name sessions by these labels ("Session 3"), so the memory must see them
         return [anonymise(store.get(tid), labels[tid]) for tid in item.input_trajectories]

@@ -194,7 +194,7 @@ def task_ref(task: Task) -> str:
     return f"{task.id} ({task.type}: {task.description})"
 
 
-def session_label(position: int) -> str:
+def option_label(position: int) -> str:
     """How an input session is named to memories and in options that point at sessions (1-based)."""
     return f"Session {position}"
 
@@ -208,10 +208,10 @@ QUESTIONS = {
     "profile": "Describe this user's {label} ({description}) as observed in their file-system behaviour.",
     "inference": "This user's sessions on every task except {task} are available. How would this user most likely "
                  "work on that held-out task?",
-    "disentangle": "Two users worked on {task} and their file actions are interleaved in one stream. Which of these "
-                   "is a difference between their ways of working?",
-    "differing_aspect": "Two users worked on {task} and their file actions are interleaved in one stream. In which of "
-                        "these aspects of their behaviour do they differ?",
+    "disentangle": "Two users worked on {task} at the same time; their sessions are Session 1 and Session 2. "
+                   "Which of these is a difference between their ways of working?",
+    "differing_aspect": "Two users worked on {task} at the same time; their sessions are Session 1 and Session 2. "
+                        "In which of these aspects of their behaviour do they differ?",
     "impostor": "All but one of these {n} work sessions were done by the same user; one was done by someone else. "
                 "Which session was not done by this user?",
     "perturbation": "These {n} work sessions all come from one user, but in one of them the user behaved unlike "

@@ -18,7 +18,7 @@ from typing import Any
 from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .records import Record, check_positive, session_actions
-from .serialize import check_content_chars, prepare
+from .serialize import check_content_chars, header, prepare, session_name
 from .stages import metered_ingest, session_stage
 
 MIN_WORDS, MAX_WORDS = 200, 400  # the release's prompt
@@ -47,7 +47,7 @@ class EagerSummary(MemorySystem):
         return self
 
     def _summary(self, session: Any, backend: Any) -> Record:
-        text = "\n".join([f"=== Session {session.label} ===", *session.texts])
+        text = "\n".join([header(session.label), *session.texts])
         summary = session_stage("eager_summary", session.trajectory, backend, {**self.params(), "label": session.label},
                                 lambda: backend.summarize_session(text, min_words=self.min_words,
                                                                   max_words=self.max_words))
@@ -55,7 +55,7 @@ class EagerSummary(MemorySystem):
 
     def retrieve(self, query: str, *, backend: Any) -> Context:
         self._check_ingested()
-        blocks = {f"Session {r.session} summary": r.text for r in self.summaries_}
+        blocks = {f"{session_name(r.session)} summary": r.text for r in self.summaries_}
         return Context.from_blocks(blocks, [e for r in self.summaries_ for e in r.sources])
 
     def memory_text(self) -> str:

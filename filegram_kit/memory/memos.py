@@ -8,8 +8,9 @@ Ingest: each session's serialised actions in batches of up to `batch_chars` char
 behavioral_pattern, content, confidence} citing the actions they come from. Consolidation, in
 order: a cell whose content words overlap a kept cell of the same type by more than `merge_overlap`
 (|A & B| / min(|A|, |B|)) is merged into it: the more confident text is kept, the sources are
-joined and `consolidated_from` counts the merged cells. `retrieve` needs no query: the `per_type`
-most confident cells of each type, with the memory's statistics (the adapter's inference prompt).
+joined, the merged cells' sessions listed, and `consolidated_from` counts the merged cells. `retrieve` needs
+no query: the `per_type` most confident cells of each type, with the memory's statistics (the adapter's
+inference prompt).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Cell:
     content: str
     confidence: float
     sources: tuple[str, ...]
-    session: str
+    session: str  # the session it was extracted from; after merging, every merged cell's session, in order
     consolidated_from: int = 0  # cells merged into this one
 
     @functools.cached_property  # compared with every kept item at every merge
@@ -55,7 +56,8 @@ def consolidate(cells: list[Cell], threshold: float) -> list[Cell]:
             continue
         old = kept[twin]
         best = cell if cell.confidence > old.confidence else old
-        kept[twin] = replace(best, sources=tuple(dict.fromkeys(old.sources + cell.sources)),
+        sessions = ", ".join(dict.fromkeys([*old.session.split(", "), cell.session]))  # provenance is kept
+        kept[twin] = replace(best, sources=tuple(dict.fromkeys(old.sources + cell.sources)), session=sessions,
                              consolidated_from=old.consolidated_from + 1)
     return kept
 
@@ -114,7 +116,8 @@ class MemOS(MemorySystem):
         blocks = {"Memory statistics": stats}
         for kind, cells in shown.items():
             blocks[f"{kind} cells"] = "\n".join(
-                f"- {c.content} [confidence {c.confidence:.2f}, session {c.session}"
+                f"- {c.content} [confidence {c.confidence:.2f}, "
+                f"{'sessions' if ', ' in c.session else 'session'} {c.session}"
                 + (f", merged {c.consolidated_from}" if c.consolidated_from else "") + "]" for c in cells)
         return Context.from_blocks(blocks, [e for cells in shown.values() for c in cells for e in c.sources])
 

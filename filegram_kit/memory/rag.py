@@ -27,7 +27,7 @@ import numpy as np
 from ..schema import Trajectory
 from ..tokens import CHARS_PER_TOKEN
 from .base import Context, MemorySystem
-from .serialize import Session, check_content_chars, prepare, serialize_sessions
+from .serialize import Session, check_content_chars, prepare, serialize_sessions, session_name
 from .stages import metered_ingest
 
 EMBED_BATCH = 64  # chunks per embed call (one cache entry each)
@@ -44,7 +44,7 @@ class Chunk:
 
     @property
     def title(self) -> str:
-        return f"Session {self.session}, {self.span}"
+        return f"{session_name(self.session)}, {self.span}"
 
 
 def parse_chunking(spec: str) -> tuple[str, int, int]:

@@ -175,8 +175,13 @@ class Session:
         return [eid for a, b, eid in self.spans if a < end and b > start]
 
 
+def session_name(label: str) -> str:
+    """'Session T-05' for a task id; a harness label ('Session 5 (T-11)') already says what it is."""
+    return label if label.lower().startswith("session") else f"Session {label}"
+
+
 def header(label: str) -> str:
-    return f"=== Session {label} ==="
+    return f"=== {session_name(label)} ==="
 
 
 def serialize_session(traj: Trajectory, *, label: str | None = None, max_content_chars: int = -1) -> Session:
@@ -194,12 +199,21 @@ def serialize_trajectory(traj: Trajectory, *, max_content_chars: int = -1) -> st
     return serialize_session(traj, max_content_chars=max_content_chars).text
 
 
+def session_label(traj: Trajectory, position: int) -> str:
+    """The name memory text gives one session: the label the harness gave it (what an item's options call it),
+    with its task id beside it where known ("Session 5 (T-11)"); else its task id; else S<position>."""
+    if traj.label:
+        return f"{traj.label} ({traj.task_id})" if traj.task_id and traj.task_id not in traj.label else traj.label
+    return traj.task_id or f"S{position}"
+
+
 def session_labels(trajs: Iterable[Trajectory]) -> list[str]:
-    """Task ids, in order; a missing one becomes S<position>, a repeated one gets ' #2', ' #3', ..."""
+    """Every method's names for its sessions, in order (`session_label`); a repeated one gets ' #2', ' #3', ...
+    The one rule all memories follow, so a reader can map what a memory says about a session to an option."""
     seen: Counter[str] = Counter()
     labels = []
     for position, traj in enumerate(trajs, start=1):
-        base = traj.task_id or f"S{position}"
+        base = session_label(traj, position)
         seen[base] += 1
         labels.append(base if seen[base] == 1 else f"{base} #{seen[base]}")
     return labels

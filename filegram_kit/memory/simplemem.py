@@ -39,6 +39,7 @@ class Entry:
     confidence: float
     sources: tuple[str, ...]
     observation_count: int = 1
+    sessions: tuple[str, ...] = ()  # where it was observed (SimpleMem anchors each restatement in time)
 
     @functools.cached_property  # compared with every kept item at every merge
     def words(self) -> frozenset[str]:
@@ -55,7 +56,8 @@ def merge(kept: list[Entry], entry: Entry, threshold: float) -> list[Entry]:
                          entities=tuple(dict.fromkeys(old.entities + entry.entities)),
                          confidence=round(min(1.0, old.confidence + CONFIDENCE_STEP), 3),
                          sources=tuple(dict.fromkeys(old.sources + entry.sources)),
-                         observation_count=old.observation_count + entry.observation_count)
+                         observation_count=old.observation_count + entry.observation_count,
+                         sessions=tuple(dict.fromkeys(old.sessions + entry.sessions)))
     return kept
 
 
@@ -98,7 +100,8 @@ class SimpleMem(MemorySystem):
                     shown = [e.text for e in entries[-self.previous:]]
                     texts = list(session.texts[start:end])
                     for raw in attempt(self, lambda t=texts, shown=shown: backend.extract_entries(t, shown), []):
-                        entries = merge(entries, self._entry(raw, session.event_ids[start:end]), self.dedup)
+                        entries = merge(entries, self._entry(raw, session.event_ids[start:end], session.label),
+                                        self.dedup)
             if len(entries) > self.synthesis_above:
                 entries = self._synthesise(entries, backend)
             self.entries_ = sorted(entries, key=lambda e: -e.confidence)[:self.keep]
@@ -106,10 +109,10 @@ class SimpleMem(MemorySystem):
         return self
 
     @staticmethod
-    def _entry(raw: dict, ids: tuple[str, ...]) -> Entry:
+    def _entry(raw: dict, ids: tuple[str, ...], session: str) -> Entry:
         words = lambda key: tuple(str(w) for w in raw.get(key) or [] if str(w).strip())  # noqa: E731
         return Entry(str(raw["lossless_restatement"]).strip(), words("keywords"), str(raw.get("topic", "")),
-                     words("entities"), float(raw["confidence"]), cite(ids, raw.get("sources")))
+                     words("entities"), float(raw["confidence"]), cite(ids, raw.get("sources")), sessions=(session,))
 
     def _synthesise(self, entries: list[Entry], backend: Any) -> list[Entry]:
         """One synthesis call; each result inherits what its merged entries had (sources, keywords, counts)."""
@@ -124,12 +127,14 @@ class SimpleMem(MemorySystem):
                                                                        raw["lossless_restatement"]][:1]
             out.append(Entry(str(raw["lossless_restatement"]).strip(), _joined(parts, "keywords"),
                              parts[0].topic if parts else "", _joined(parts, "entities"), float(raw["confidence"]),
-                             _joined(parts, "sources"), sum(p.observation_count for p in parts) or 1))
+                             _joined(parts, "sources"), sum(p.observation_count for p in parts) or 1,
+                             _joined(parts, "sessions")))
         return dedup(out, self.dedup)
 
     def _context(self, entries: list[Entry]) -> Context:
         body = "\n".join(f"- {e.text} [{e.topic or 'general'}; confidence {e.confidence:.2f}; seen "
-                         f"{e.observation_count}x; keywords: {', '.join(e.keywords[:6])}]" for e in entries)
+                         f"{e.observation_count}x in {', '.join(e.sessions) or 'no session'}; keywords: "
+                         f"{', '.join(e.keywords[:6])}]" for e in entries)
         return Context.from_blocks({"Memory entries": body}, [s for e in entries for s in e.sources])
 
     def retrieve(self, query: str, *, backend: Any) -> Context:

@@ -29,7 +29,7 @@ from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
 from .records import check_positive
-from .serialize import prepare, serialize_sessions, session_labels
+from .serialize import prepare, serialize_sessions, session_labels, session_name
 from .stages import metered_ingest, session_stage
 
 PAGE_WIDTH, COLUMNS, LINE_HEIGHT, MARGIN = 800, 105, 14, 12
@@ -45,7 +45,7 @@ class Page:
 
     @property
     def title(self) -> str:
-        return f"Session {self.session}, page of {self.path}"
+        return f"{session_name(self.session)}, page of {self.path}"
 
     @property
     def png(self) -> bytes:

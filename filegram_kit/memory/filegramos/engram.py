@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from ...fingerprint import FEATURES, extended_features, fingerprint_frame
 from ...frames import events_frame
 from ...schema import RETAINED_EVENT_TYPES, Trajectory
+from ..serialize import session_labels
 from ..stages import events_digest
 from .episodes import Episode, episodes
 from .semantic import SemanticUnit, semantic_unit
@@ -38,17 +39,6 @@ class Engram:
     event_count: int
     behavioral_event_count: int
     parse_failures: int = 0  # backend replies that did not parse (each fell back, see episodes.py)
-
-
-def session_labels(trajs: Sequence[Trajectory]) -> dict[str, str]:
-    """Task id per session, made unique with a counter if a task repeats; 'S<n>' when there is no task id."""
-    labels: dict[str, str] = {}
-    seen: dict[str, int] = {}
-    for n, traj in enumerate(trajs, 1):
-        base = traj.task_id or f"S{n}"
-        seen[base] = seen.get(base, 0) + 1
-        labels[traj.id] = base if seen[base] == 1 else f"{base}#{seen[base]}"
-    return labels
 
 
 ENGRAM_CACHE_SIZE = 4096
@@ -101,7 +91,7 @@ def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None =
     A session already encoded with the same backend in this process is reused (a benchmark builds
     many memories from overlapping sessions); the result is the same, only faster.
     """
-    labels = session_labels(trajs)
+    labels = dict(zip((t.id for t in trajs), session_labels(trajs), strict=True))
     keys = [_key(t, backend) for t in trajs]
     with _cache_lock:
         found = {k: _cache[k] for k in keys if k in _cache}
