@@ -14,8 +14,8 @@ def _print_audit(report) -> int:
     """Print the audit table; 1 (and the failing sub-tasks on stderr) when a sub-task fails."""
     _emit(report.table.drop("reasons"), "table")
     for sub_track, sub_class, why in report.flagged_classes():
-        print(f"note: sub-class {sub_class} of {sub_track} exceeds a limit on its own ({why}); only whole "
-              "sub-tasks gate, but read its scores with this in mind")
+        print(f"note: sub-class {sub_class} of {sub_track}: {why}; only whole sub-tasks gate, but read its scores "
+              "with this in mind")
     if report.passed:
         print("audit passed: no sub-task is answerable from its options, its key position or its sessions' "
               "tasks, and the ideal observer of the traces agrees with every key it checks")
@@ -111,11 +111,48 @@ def cmd_bench_show(args: argparse.Namespace) -> int:
             print(f"error: no items with sub_track {args.sub_track!r}; {args.file} has {', '.join(present)}",
                   file=sys.stderr)
             return 2
+    if args.id:
+        items = [i for i in items if i.question_id in set(args.id)]
+        if not items:
+            print(f"error: no item with id {', '.join(args.id)} in {args.file}", file=sys.stderr)
+            return 2
     shown = items[:args.limit] if args.limit else items
-    print("\n".join(_show_item(i) for i in shown), end="")
+    if args.explain:
+        if args.corpus is None:
+            print("error: --explain builds the memory from the item's sessions: give --corpus DIR", file=sys.stderr)
+            return 2
+        print("\n".join(_show_item(i) + _explain_item(i, args.method, args.corpus) for i in shown), end="")
+    else:
+        print("\n".join(_show_item(i) for i in shown), end="")
     if len(shown) < len(items):
         print(f"({len(items) - len(shown)} more; raise --limit)")
     return 0
+
+
+def _explain_item(item, method: str, corpus: Path) -> str:
+    """What the shared offline reader made of `method`'s context for the item: per option, its score, the parts of
+    the score and the context text that supported it."""
+    from .bench.inputs import TrajectoryStore, materialise
+    from .bench.reader import answer
+    from .llm import get_backend
+    from .llm.algorithms.reader import explain_options
+    from .llm.tasks import LETTERS
+    from .memory import get_memory
+
+    backend = get_backend("offline")
+    memory = get_memory(method).ingest(materialise(item, TrajectoryStore(corpus)), backend=backend)
+    context = memory.retrieve(item.question, backend=backend)
+    if not item.is_mcq:
+        reply = answer(item, context, backend=backend)
+        return f"\n{method} ({context.tokens} context tokens) answers:\n{reply.answer}\nscore {reply.score:.1f}\n"
+    reply = answer(item, context, backend=backend)
+    lines = [f"\n{method} ({context.tokens} context tokens): the reader picks {reply.answer} "
+             f"(credit {reply.score:.2f}; key {item.correct})"]
+    for k, row in enumerate(explain_options(item.question, list(item.choices), context.text)):
+        parts = ", ".join(f"{name} {value:+.3f}" for name, value in row["parts"].items())
+        lines.append(f"  {LETTERS[k]}. score {row['score']:+.3f} ({parts})")
+        lines += [f"       | {text[:160]}" for text in row["support"]] or ["       | (nothing in the context)"]
+    return "\n".join(lines) + "\n"
 
 
 def cmd_bench_summary(args: argparse.Namespace) -> int:
@@ -150,6 +187,12 @@ def add_bench(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="items parquet, the official bank (file or folder) or .jsonl")
     p.add_argument("--sub-track", metavar="NAME", help="only this sub_track (e.g. anomaly_detection)")
     p.add_argument("--limit", type=int, default=5, metavar="N", help="print at most N items (default 5; 0 = all)")
+    p.add_argument("--id", nargs="+", metavar="QID", help="only these question ids")
+    p.add_argument("--explain", action="store_true", help="build --method's memory from the item's sessions and print "
+                   "what the shared offline reader made of its context: per option the score, its parts and the "
+                   "context text that supported it")
+    p.add_argument("--method", default="filegramos", metavar="NAME", help="memory for --explain (default filegramos)")
+    p.add_argument("--corpus", type=Path, metavar="DIR", help="the corpus the items were built from (for --explain)")
     p.set_defaults(func=cmd_bench_show)
 
     p = actions.add_parser("summary", parents=[fmt], help="items per track / sub_track / channel / options, and "
@@ -249,8 +292,9 @@ def add_eval(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retry-errors", action="store_true", help="recompute rows that hold an exception error")
     p.add_argument("--controls", default="all", metavar="LIST", help="control rows to add: all (default), none, or "
-                   "a comma-separated subset of choices_only,observer,oracle,oracle_context (oracle_context asks "
-                   "the reader: with an API backend it costs calls)")
+                   "a comma-separated subset of chance, choices_only, observer_engine, oracle, oracle_context, "
+                   "oracle_paraphrased (the two oracle_ contexts are read by the reader: with an API backend they "
+                   "cost calls)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("results", parents=[fmt], help="paper Table 3 from a results folder, with the paper's rows")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from filegram_kit.bench import Item
 from filegram_kit.bench.inputs import TrajectoryStore, anonymise, interleave, materialise
 from filegram_kit.bench.reader import answer, likert_to_100
@@ -32,9 +34,10 @@ def test_the_reader_picks_the_option_the_context_supports():
     assert wrong.answer == "B" and wrong.score == 0.0
 
 
-def test_an_empty_context_gives_the_first_option_so_balanced_items_score_chance():
-    scores = [answer(mcq(correct=letter), Context(""), backend=BACKEND).score for letter in "ABC"]
-    assert scores == [1.0, 0.0, 0.0]  # over balanced answer positions: exactly 1/3
+def test_an_empty_context_ties_every_option_so_each_key_scores_exactly_chance():
+    replies = [answer(mcq(correct=letter), Context(""), backend=BACKEND) for letter in "ABC"]
+    assert [r.score for r in replies] == [pytest.approx(1 / 3)] * 3  # the tie's expected score, wherever the key
+    assert not any(r.correct for r in replies) and len({r.answer for r in replies}) == 1  # one item, one pick
 
 
 def test_free_form_items_are_judged_on_a_1_to_5_scale_rescaled_to_100():
@@ -105,7 +108,7 @@ def test_a_reply_that_does_not_parse_is_an_error_not_a_guess():
     assert got.error == "parse" and got.score == 0.0 and got.answer == ""
 
 
-def test_inputs_are_anonymous_and_interleaving_merges_both_sessions(tmp_path):
+def test_inputs_are_anonymous_and_a_pair_arrives_as_two_labelled_sessions_starting_together(tmp_path):
     a = make(tmp_path / "m", "p1_methodical_T-05", [read("a.md"), write("out/a.md", "alpha text"), read("b.md")])
     b = make(tmp_path / "m", "p3_efficient_executor_T-05", [read("c.md"), write("out/c.md", "gamma text")])
     save_trajectories([a, b], tmp_path / "corpus", progress=False)
@@ -115,14 +118,16 @@ def test_inputs_are_anonymous_and_interleaving_merges_both_sessions(tmp_path):
     assert all(e.profile_id is None for e in one.events)
     item = replace(mcq(), input_trajectories=("p1_methodical_T-05", "p3_efficient_executor_T-05"),
                    metadata={"interleave": ["p1_methodical_T-05", "p3_efficient_executor_T-05"]})
-    [merged] = materialise(item, store)
-    assert merged.id == "T-05" and merged.profile_id is None and len(merged.events) == 5
+    first, second = materialise(item, store)
+    assert (first.label, second.label) == ("Session 1", "Session 2") and first.task_id == second.task_id == "T-05"
+    assert first.profile_id is None and second.profile_id is None and len(first.events) + len(second.events) == 5
+    assert first.events[0].timestamp == second.events[0].timestamp  # interleaved in time: both start together
+    texts = {t.content(e["media_ref"]) for t in (first, second) for e in t.events if e.event_type == "file_write"}
+    assert texts == {"alpha text", "gamma text"}  # each session reads its own media
+    merged = interleave(store.get("p1_methodical_T-05"), store.get("p3_efficient_executor_T-05"))
+    assert merged.id == "T-05" and len(merged.events) == 5 and merged.label is None  # one unlabelled stream
     times = [e.timestamp for e in merged.events]
     assert times == sorted(times)
-    texts = {merged.content(e["media_ref"]) for e in merged.events if e.event_type == "file_write"}
-    assert texts == {"alpha text", "gamma text"}  # content read from both sessions' media
-    assert interleave(store.get("p1_methodical_T-05"), store.get("p3_efficient_executor_T-05")).events == \
-        merged.events
     plain = materialise(replace(item, metadata={}), store)
     assert [t.id for t in plain] == ["T-05", "T-05"]
 

@@ -1,9 +1,10 @@
 """The shared reader: every memory method's context is answered by the same reader, so memory design
 is the only variable (paper §4.3).
 
-Multiple choice: the backend's `answer_mcq` task gets the question, the options and the context
-text, nothing else (offline: the lexical reader scores each option against the context; with an
-API backend: the model answers). Free-form Profile Reconstruction: `answer_open` writes the
+Multiple choice: the backend's `answer_mcq` task gets the question, the options (in an order drawn per
+item, `presentation_order`) and the context text, nothing else (offline: the lexical reader scores each
+option against the context; with an API backend: the model answers); options the reader's scores tie at
+the top share the credit (`_credit`). Free-form Profile Reconstruction: `answer_open` writes the
 assessment from the context, then the `judge_attribute` task scores 1-5 whether it asserts the
 reference *value* of the item's attribute (metadata "attribute" and "tier"; offline: which tier's
 cue phrases the answer asserts, so restating the attribute asserts nothing and a neighbouring value
@@ -16,8 +17,11 @@ A reply that does not parse is an error of category "parse" and scores 0, never 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..llm.tasks import LETTERS, LikertScore, ParseError
 from ..memory.base import Context
@@ -36,8 +40,8 @@ PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent d
 class Answer:
     question_id: str
     answer: str  # the chosen letter, or the free-form text
-    score: float  # 1/0 for multiple choice; the rescaled Likert score (0-100) for free-form (Visual Grounding: the
-    # rubric's 0-100)
+    score: float  # 1/0 for multiple choice (1/m when the reader's scores tie the key with m - 1 others at the top);
+    # the rescaled Likert score (0-100) for free-form (Visual Grounding: the rubric's 0-100)
     confidence: float = 0.0
     likert: int | None = None
     rationale: str = ""
@@ -57,10 +61,11 @@ def answer(item: Item, context: Context, *, backend: Any) -> Answer:
     """The reader's answer to one item from the context text alone, scored against the item's truth."""
     try:
         if item.is_mcq:
+            order = presentation_order(item)
             with backend.phase("query"):
-                mcq = backend.answer_mcq(item.question, list(item.choices), context.text)
-            letter = LETTERS[mcq.index]
-            return Answer(item.question_id, letter, float(letter == item.correct), mcq.confidence)
+                mcq = backend.answer_mcq(item.question, [item.choices[k] for k in order], context.text)
+            letter = LETTERS[order[mcq.index]]
+            return Answer(item.question_id, letter, _credit(mcq, order, item), mcq.confidence)
         with backend.phase("query"):
             text = backend.answer_open(item.question, context.text, max_words=OPEN_ANSWER_WORDS)
         future = (item.metadata or {}).get("future")
@@ -74,6 +79,30 @@ def answer(item: Item, context: Context, *, backend: Any) -> Answer:
                       rationale=judged.rationale)
     except ParseError as exc:
         return Answer(item.question_id, "", 0.0, error="parse", rationale=str(exc)[:300])
+
+
+def _credit(mcq: Any, order: list[int], item: Item) -> float:
+    """1 for the key, 0 otherwise; when the backend's scores tie the key with other options at the top (a reader
+    with no evidence between them), the expected score of picking among them at random, 1 / (options tied):
+    a reader that learnt nothing scores chance exactly, not chance plus the luck of one draw."""
+    key = order.index(item.answer_index) if item.answer_index is not None else -1
+    scores = list(mcq.scores or ())
+    if len(scores) != len(order):
+        return float(mcq.index == key)
+    tied = [k for k, s in enumerate(scores) if s == max(scores)]
+    if mcq.index not in tied:  # a backend that chose against its own scores is scored on its choice
+        return float(mcq.index == key)
+    return 1.0 / len(tied) if key in tied else 0.0
+
+
+def presentation_order(item: Item) -> list[int]:
+    """The order the reader is shown the options in: a permutation seeded by the item's id alone.
+
+    A reader breaks ties (an offline reader with no evidence) or leans (an LLM's position bias) towards some
+    position; shown in an order drawn per item, that lean lands on each original position equally often,
+    so a reader that learnt nothing from the context scores chance in every sub-task, whatever the key's letter."""
+    seed = int.from_bytes(hashlib.sha256(f"presentation|{item.question_id}".encode()).digest()[:8], "big")
+    return [int(k) for k in np.random.default_rng(seed).permutation(len(item.choices))]
 
 
 def reference_value(item: Item) -> tuple[str, str] | None:

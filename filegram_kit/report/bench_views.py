@@ -244,7 +244,8 @@ def _knows_row(item: Item, store: Any, backend: Any, memory: str) -> dict[str, A
     drift = mem.drift_.sort(["deviation", "task_id"], descending=[True, False])
     truth = memory_label(item.metadata["answer_trajectory"])
     reply = answer(item, mem.retrieve(item.question, backend=backend), backend=backend)
-    tasks = [option_task(c) for c in item.choices]
+    by_label = {label: memory_label(tid) for tid, label in (item.metadata.get("labels") or {}).items()}
+    tasks = [by_label.get(c) or option_task(c) for c in item.choices]  # options name sessions by label
     top = drift["task_id"][0]
     return {"question_id": item.question_id, "sub_class": item.sub_class, "correct": item.correct,
             "correct_session": truth, "sessions": drift.height, "drift_rank": drift_rank(drift, truth),

@@ -1,19 +1,26 @@
-"""The lexical reader: scores each multiple-choice option against the context it was given.
+"""The offline reader: scores each multiple-choice option against the context it was given.
 
-It sees only the context text, as an LLM reader would. Per option, three pieces of evidence:
+It sees only the context text, as an LLM reader would. Per option, these pieces of evidence:
 
-- lexical: BM25 of the option's own terms (not the question's, and not those every option shares,
-  which cannot tell options apart) over context sentences, each sentence's score boosted
-  by how relevant it is to the question (an option is supported where the question's topic is),
-  best sentence taken, scaled by the best option's score to [0, 1];
-- numbers: each number the option states counts +w if it occurs in a sentence relevant to the
-  question and option (w = that sentence's relevance, 0..1), and -1 if it is nowhere in the
-  context, so a distractor that shares the words but states a different figure loses;
-- semantic: the best cosine between the option and a context sentence, in the backend's embedding
-  (WordLlama by default, trained on none of our text; `embedder="lsa"` is the ablation).
+- lexical: BM25 of the option's own terms (never the question's, and not those every option shares,
+  which cannot tell options apart; an option with no term of its own gets no lexical evidence) over
+  context sentences, each sentence's score boosted by how relevant it is to the question, best
+  sentence taken, scaled by the best option's score to [0, 1];
+- numbers: each number the option states (and the question does not) counts +w if it occurs in a
+  sentence relevant to the question and option (w = that sentence's relevance, 0..1), and -1 if it
+  is nowhere in the context, so a distractor that shares the words but states a different figure loses;
+- semantic: how much more like this option than like its rivals the context's on-topic sentences are
+  (cosines in the backend's embedding, WordLlama by default, trained on none of our text; `embedder=
+  "lsa"` is the ablation), so a paraphrase counts and a sentence on another topic does not vote;
+- contrast: for options that say "one of them X, the other Y" about two sessions the question names,
+  how well X fits what the context says of one session and Y of the other (compare.py).
 
-The weighted sum goes through a softmax (temperature TEMPERATURE) to give per-option confidences.
-Exact ties go to the lowest index, a documented and deterministic choice.
+Options that only name sessions ("Session 1" .. "Session 6") are read by comparison instead: what the
+context says about each named session, in any memory's prose (compare.py). The weighted sum goes through
+a softmax (temperature TEMPERATURE) to give per-option confidences. Exact ties go to the lowest index;
+the shared reader (bench/reader.py) shows options in an order drawn per item and gives tied options an
+equal share of the credit, so a tie favours no position. `explain_options` shows each part and the
+context text behind it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import functools
 import numpy as np
 
 from filegram_kit.llm.algorithms.bm25 import Bm25Index
+from filegram_kit.llm.algorithms.compare import comparison_evidence, contrast_evidence, naming_options
 from filegram_kit.llm.algorithms.embedders import DEFAULT_EMBEDDER, embed_with
 from filegram_kit.llm.algorithms.summarize import select_within_budget
 from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
@@ -30,6 +38,7 @@ from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities,
 LEXICAL_WEIGHT = 2.0
 NUMBER_WEIGHT = 1.5
 SEMANTIC_WEIGHT = 1.0
+CONTRAST_WEIGHT = 4.0  # a contrast's fit to the two named sessions, one half each (compare.contrast_evidence)
 TEMPERATURE = 0.5
 OPEN_ANSWER_FLOOR = 0.5
 READER_DIM = 256  # the reader's embedding size, whichever embedder
@@ -44,10 +53,12 @@ def _unit(scores: np.ndarray) -> np.ndarray:
     return scores / top if top > 0 else np.zeros_like(scores)
 
 
-def _number_support(option: str, stated_in: dict[str, list[tuple[int, str]]], relevance: np.ndarray) -> float:
-    """Mean over the option's quantities of: relevance of the best sentence stating the same value and
-    unit (38.2% is not $38.2), or -1 if none does. `stated_in`: value -> (sentence, unit) pairs."""
-    stated = sorted(set(quantities(option)))
+def _number_support(option: str, stated_in: dict[str, list[tuple[int, str]]], relevance: np.ndarray,
+                    asked: set[str] = frozenset()) -> float:
+    """Mean over the option's quantities (those the question does not state itself) of: relevance of the best
+    sentence stating the same value and unit (38.2% is not $38.2), or -1 if none does.
+    `stated_in`: value -> (sentence, unit) pairs."""
+    stated = sorted(q for q in set(quantities(option)) if q[0] not in asked)
     if not stated:
         return 0.0
     support = []
@@ -71,24 +82,73 @@ def _indexed(context: str, embedder: str) -> tuple[list[str], Bm25Index, np.ndar
 
 def option_scores(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER) -> np.ndarray:
     """Raw evidence score per option (higher is better supported); see the module docstring."""
+    parts, _ = option_evidence(question, choices, context, embedder=embedder)
+    return sum(parts.values())
+
+
+def option_evidence(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER
+                    ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
+    """({part: weighted per-option value}, per option the context lines or sentences that supported it): what
+    `option_scores` adds up, kept apart so `explain_options` can show why an option won."""
+    choices = list(choices)
+    if naming_options(choices):
+        return comparison_evidence(question, choices, context)
     sentences, index, sentence_vectors, stated_in = _indexed(context, embedder)
     if not sentences:
-        return np.zeros(len(choices))
+        return {"lexical": np.zeros(len(choices))}, [[] for _ in choices]
     question_terms = content_terms(question)
+    asked = set(question_terms)
     question_fit = _unit(index.scores(question_terms))
-    option_vectors = _embed(list(choices), embedder)
     lexical, numeric = np.zeros(len(choices)), np.zeros(len(choices))
     shared = _shared_terms([content_terms(o) for o in choices])
+    support: list[list[str]] = []
     for k, option in enumerate(choices):
-        terms = content_terms(option)
-        own = [t for t in terms if t not in set(question_terms) and t not in shared] or \
-            [t for t in terms if t not in set(question_terms)] or terms
-        lexical[k] = float(np.max(index.scores(own) * (1.0 + question_fit)))
+        own = [t for t in content_terms(option) if t not in asked and t not in shared]  # never the question's words
+        fit = index.scores(own) * (1.0 + question_fit) if own else np.zeros(len(sentences))
+        lexical[k] = float(np.max(fit))
         words = [t for t in own if t not in set(numbers(option))]
         relevance = _unit(index.scores(question_terms + words))
-        numeric[k] = _number_support(option, stated_in, relevance)
-    semantic = np.max(option_vectors @ sentence_vectors.T, axis=1) if len(choices) else np.zeros(0)
-    return LEXICAL_WEIGHT * _unit(lexical) + NUMBER_WEIGHT * numeric + SEMANTIC_WEIGHT * semantic
+        numeric[k] = _number_support(option, stated_in, relevance, asked)
+        support.append([sentences[int(np.argmax(fit))]] if lexical[k] > 0 else [])
+    sims = _embed(choices, embedder) @ sentence_vectors.T
+    semantic = _contrastive_semantic(sims)
+    for k in range(len(choices)):
+        best = sentences[int(np.argmax(sims[k]))]
+        if best not in support[k]:
+            support[k].append(best)
+    parts = {"lexical": LEXICAL_WEIGHT * _unit(lexical), "numbers": NUMBER_WEIGHT * numeric,
+             "semantic": SEMANTIC_WEIGHT * semantic}
+    contrast = contrast_evidence(question, choices, context, lambda texts: _embed(texts, embedder))
+    if contrast is not None:
+        parts["contrast"] = CONTRAST_WEIGHT * contrast
+    return parts, support
+
+
+def explain_options(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER
+                    ) -> list[dict]:
+    """Per option, in order: its total score, each part, and the context text that supported it."""
+    parts, support = option_evidence(question, choices, context, embedder=embedder)
+    total = np.round(sum(parts.values()), 9)
+    return [{"option": option, "score": float(total[k]), "parts": {n: round(float(v[k]), 3) for n, v in parts.items()},
+             "support": support[k]} for k, option in enumerate(choices)]
+
+
+TOPIC_SHARPNESS = 8.0
+
+
+def _contrastive_semantic(sims: np.ndarray) -> np.ndarray:
+    """Per option: how much more like the option than like its rivals the context's on-topic sentences are.
+
+    `sims` is (options, sentences) cosine. Each sentence's lean towards option k is its cosine with k minus its
+    mean cosine with all options (what every option shares, the topic, cancels); sentences count by how much
+    they are about the options' topic at all (a softmax of their best cosine), so a sentence on another aspect
+    of the user does not vote."""
+    if sims.size == 0:
+        return np.zeros(sims.shape[0])
+    lean = sims - sims.mean(axis=0, keepdims=True)
+    topic = sims.max(axis=0)
+    weight = np.exp(TOPIC_SHARPNESS * (topic - topic.max()))
+    return (lean @ (weight / weight.sum())) * len(sims)
 
 
 def _shared_terms(options: list[list[str]]) -> set[str]:
