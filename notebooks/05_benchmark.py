@@ -19,7 +19,7 @@ with app.setup:
     from filegram_kit.bench.inputs import TrajectoryStore
     from filegram_kit.bench.items import paper_comparison, summary
     from filegram_kit.bench.schema import TRACKS
-    from filegram_kit.bench.readout import format_readout, pack_differences, readout
+    from filegram_kit.bench.readout import format_readout, pack_differences, reader_limits, readout, split_controls
     from filegram_kit.bench.stats import ci_table
     from filegram_kit.bench.score import PAPER_TABLE3, costs, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
@@ -260,7 +260,8 @@ def _(autorun, backend_choice, corpus, items, limit, methods, run, smoke):
                            workers=1 if smoke else 2, executor="process" if _parallel else "thread",
                            progress=not smoke)
     answered = select(items, limit.value)
-    with mo.status.spinner(title="Control rows (choices-only, observer, oracle, oracle context) ..."):
+    with mo.status.spinner(title="Control rows (chance, choices-only, the two observers, oracle, the two oracle "
+                                 "contexts) ..."):
         evaluate_controls(answered, corpus, out=results_dir, backend=backend_choice.value)
     all_rows = load_results(results_dir).filter(pl.col("question_id").is_in([i.question_id for i in answered]))
     ours = table3(results)
@@ -283,9 +284,24 @@ def _(all_rows):
     ### With confidence intervals, paired differences and controls
     Items about one persona share its traces, so the CIs resample **personas**, not items. Differences
     from FileGramOS are computed on the same items (paired). The controls are reference points, never
-    ranked: a method near **choices_only** learnt nothing from memory; **oracle_context** is the shared
-    reader handed the ground truth as text, the ceiling of this reader with a perfect memory.
+    ranked: a method near **chance** or **choices_only** learnt nothing from memory; **observer_traces** is
+    what a perfect memory could reach from the traces alone; **oracle_context** is the shared reader handed
+    the ground truth in the options' words, **oracle_paraphrased** the same truth in other words.
     """), mo.md(format_readout(readout(all_rows, n_boot=500)))])
+    return
+
+
+@app.cell
+def _(all_rows):
+    _limits = reader_limits(table3(split_controls(all_rows)[1]))
+    _limited = _limits.filter(pl.col("reader_limited"))["column"].to_list()
+    mo.vstack([mo.md(f"""
+    ### Which columns can rank memories
+    A column is **reader-limited** when the shared reader, handed the truth in other words
+    (`oracle_paraphrased`), stays below chance + 25 points: whatever a memory holds, this reader cannot read
+    it there, so no ordering of methods on that column means anything. Here:
+    **{", ".join(_limited) or "none"}**. `observer_traces` says how much the traces carry at all.
+    """), mo.ui.table(_limits, selection=None)])
     return
 
 
@@ -366,7 +382,7 @@ def _(smoke):
     knows_n = mo.ui.slider(start=3, stop=100, value=3 if smoke else 20, show_value=True, label="Items")
     knows_run = mo.ui.run_button(label="Compare")
     mo.vstack([mo.md(r"""
-    ## Where the offline reader fails
+    ## Does the reader read what the memory knows?
     Anomaly Detection asks which of 4-6 sessions was not done by this user (an impostor), or in which one
     they behaved unlike themselves (a perturbation). FileGramOS scores every session's deviation from the
     user's own centroid (paper Eq. 1) while ingesting, so it *knows* a ranking of how unusual each session
@@ -394,12 +410,12 @@ def _(backend_choice, knows):
     memory knew and the reader still missed it.
 
     The ranking is in the context: FileGramOS' episodic block lists the "sessions least like this user's
-    usual behaviour (most deviating first)". But the offline reader matches words, and every option's
-    session appears somewhere in the context (in clusters, that ranking and episodes), so word overlap
-    cannot link the question's "not done by this user" (or "deviates") to "rank 1 of the sessions least
-    like the user's usual behaviour". An LLM reader can make that link
-    (the paper's FileGramOS reaches 70.2% on AnomDet with Gemini 2.5 Flash). With a key, choose `gemini`
-    (or `openai_compat`) at the top and these same cells rerun with the model as reader.
+    usual behaviour (most deviating first)" under the labels the options use ("Session 5 (T-11)"). When the
+    options only name sessions, the offline reader compares what the context says about each one
+    (`llm/algorithms/compare.py`: deviation words, numbers after them, and how unlike the others a session's
+    lines are), in any memory's prose. Where the memory knew and the reader still missed, the memory's
+    ranking and the reader's cues disagree; an LLM reader (`gemini`, `openai_compat` at the top) reads the
+    same contexts (the paper's FileGramOS reaches 70.2% on AnomDet with Gemini 2.5 Flash).
     """)
     return
 

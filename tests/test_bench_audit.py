@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
-from filegram_kit.bench.audit import audit_items, limit
+from filegram_kit.bench.audit import ALL, MIN_CLASS_ITEMS, audit_items, limit
 from filegram_kit.bench.generate import items_from_facts
 from filegram_kit.bench.schema import Item
 from filegram_kit.bench.simulate import simulated_facts
@@ -155,3 +156,15 @@ def test_seeds_are_audited_apart_and_a_leak_in_one_is_named_with_its_seed():
     assert report.failed == ["behavioral_inference"]
     assert list(report.reasons()) == ["behavioral_inference (item seed 1)"]
     assert audit_per_seed(clean).table.equals(audit_items(clean).table)  # one seed: the plain audit
+
+
+def test_a_sub_class_under_thirty_items_is_pooled_and_flagged(generated):
+    report = audit_items(generated)
+    classes = report.table.filter(pl.col("sub_class") != ALL)
+    small = classes.filter(pl.col("items") < MIN_CLASS_ITEMS)
+    assert small.height and small["small"].all()
+    assert not classes.filter(pl.col("items") >= MIN_CLASS_ITEMS)["small"].any()
+    flagged = {(sub_class, why) for _, sub_class, why in report.flagged_classes()}
+    for sub_class in small["sub_class"]:
+        assert any(c == sub_class and "audited pooled" in why for c, why in flagged)
+    assert not report.table.filter(pl.col("sub_class") == ALL)["small"].any()  # a sub-task itself is never "small"

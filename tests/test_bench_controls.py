@@ -26,11 +26,11 @@ def items(facts):
 
 
 def test_observer_and_oracle_score_every_key_and_choices_only_stays_near_chance(items, facts):
-    rows = pl.DataFrame(control_rows(items, facts, controls=["choices_only", "observer", "oracle"]),
+    rows = pl.DataFrame(control_rows(items, facts, controls=["choices_only", "observer_engine", "oracle"]),
                         schema=RESULT_SCHEMA)
     assert rows["control"].all() and set(rows["backend"]) == {"control"}
     table = table3(rows)
-    for method in ("observer", "oracle"):
+    for method in ("observer_engine", "oracle"):
         assert table.filter(pl.col("method") == method)["Avg"][0] == 100.0
     mcq = [i for i in items if i.is_mcq]
     chance = 100 * sum(1 / len(i.choices) for i in mcq) / len(mcq)

@@ -114,9 +114,10 @@ def test_input_sets_and_limit(items):
 def test_each_input_set_is_ingested_once_per_method(fakes, corpus, items, tmp_path, workers):
     frame = evaluate(items, corpus, ["recording", "other"], out=tmp_path / "run", workers=workers, progress=False)
     # 4 input sets: {A} (q1, q2, q6), {B} (q3, q7), the interleaved pair (q4), {A, B} (q5)
-    # sessions are labelled by task id; the interleaved pair arrives as one session, labelled by its first
+    # sessions are labelled by task id; the interleaved pair arrives as two sessions named as the question names them
     assert sorted(fakes.ingests) == sorted([(m, labels) for m in ("recording", "other")
-                                            for labels in (("T-05",), ("T-12",), ("T-05",), ("T-12", "T-05"))])
+                                            for labels in (("T-05",), ("T-12",), ("Session 1", "Session 2"),
+                                                           ("T-12", "T-05"))])
     assert sorted(fakes.queries) == sorted(i.question for i in items for _ in range(2))
     assert frame.height == 14 and frame["error"].null_count() == 14
     assert frame["question_id"].to_list() == [i.question_id for i in items] * 2  # method, then item order
@@ -342,8 +343,9 @@ def test_cli_eval_and_results(tiny, tmp_path, capsys):
         else:
             per_sub_track[r["sub_track"]] = per_sub_track.get(r["sub_track"], 0) + 1
     assert per_sub_track == {"attribute_recognition": 2, "behavioral_fingerprint": 2, "profile_reconstruction": 2}
-    # the controls answer the same items: the three that choose among options skip the free-form ones
-    assert controls == {"choices_only": 4, "observer": 4, "oracle": 4, "oracle_context": 6}
+    # the controls answer the same items: those that choose among options skip the free-form ones
+    assert controls == {"chance": 4, "choices_only": 4, "observer_traces": 4, "observer_engine": 4, "oracle": 4,
+                        "oracle_context": 6, "oracle_paraphrased": 6}
     assert all(r["profile_id"] and r["item_seed"] == 0 for r in rows)
     assert json.loads((out / "manifest.json").read_text())["corpus"]["engine"] is not None
     before = (out / "results.jsonl").read_bytes()
@@ -401,7 +403,7 @@ def test_settings_table_pairs_file_grounding_in_the_text_and_the_multimodal_sett
     multimodal = load_results(tmp_path / "t3" / "multimodal")
     assert set(text["question_id"]) == set(multimodal["question_id"])  # the same items, answered twice
     controls = load_results(tmp_path / "t3").filter(pl.col("control") & (pl.col("sub_track") == "file_grounding"))
-    observer = controls.filter(pl.col("method") == "observer")
+    observer = controls.filter(pl.col("method") == "observer_engine")
     assert observer.height and (observer["score"] == 1.0).all()  # the ideal observer reads the source's evidence
 
 

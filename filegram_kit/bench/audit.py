@@ -11,7 +11,9 @@
    key in at least 97% of the items; below that the keys disagree with what the evidence shows.
 
 A sub-task fails if any check fails; `AuditReport.failed` names them, and the CLI exits non-zero.
-Sub-class rows are reported too (to find a leak), but only sub-task rows gate. Item sets of several
+Sub-class rows are reported too (to find a leak), but only sub-task rows gate; a sub-class under MIN_CLASS_ITEMS
+items is too small to audit alone (its limits are wide and its rates noisy), so it is audited pooled with its
+sub-task and flagged `small` in the report. Item sets of several
 seeds are audited seed by seed (`audit_per_seed`): they share items, so pooling would overstate n.
 """
 
@@ -32,6 +34,7 @@ from .schema import Item
 MIN_GAP = 5.0  # points above chance a check may reach by luck
 SE_FACTOR = 2.5  # ... or this many standard errors of chance accuracy, whichever is larger
 MIN_OBSERVER = 97.0  # % of items on which the ideal observer must pick the key
+MIN_CLASS_ITEMS = 30  # a sub-class with fewer items cannot be audited on its own: it is pooled and flagged
 ALL = "(all)"
 
 
@@ -94,10 +97,12 @@ class AuditReport:
         return not self.failed
 
     def flagged_classes(self) -> list[tuple[str, str, str]]:
-        """(sub_track, sub_class, reasons) of sub-class rows that fail a check on their own (they do not gate:
-        small sub-classes are noisy, but a reader of their scores should know)."""
-        rows = self.table.filter((pl.col("sub_class") != ALL) & ~pl.col("passed"))
-        return [(self._where(r), r["sub_class"], r["reasons"]) for r in rows.iter_rows(named=True)]
+        """(sub_track, sub_class, reasons) of sub-class rows that fail a check on their own or are too small to
+        audit alone (they do not gate: small sub-classes are noisy, but a reader of their scores should know)."""
+        rows = self.table.filter((pl.col("sub_class") != ALL) & (~pl.col("passed") | pl.col("small")))
+        return [(self._where(r), r["sub_class"], "; ".join(
+            x for x in (r["reasons"], f"only {r['items']} items (< {MIN_CLASS_ITEMS}): audited pooled with its "
+                        "sub-task" if r["small"] else "") if x)) for r in rows.iter_rows(named=True)]
 
     def reasons(self) -> dict[str, str]:
         """Why each failing sub-task fails ("<sub_track> (item seed s)" when seeds are audited apart)."""
@@ -129,7 +134,7 @@ def _row(sub_track: str, sub_class: str, items: list[Item], hits: dict[str, bool
             "limit": round(top, 1), "choices_only": round(adversary, 1), "key_position": round(position, 1),
             "task_prior": None if np.isnan(order) else round(order, 1),
             "observer": None if np.isnan(agreement) else round(agreement, 1),
-            "passed": not reasons, "reasons": "; ".join(reasons)}
+            "small": sub_class != ALL and n < MIN_CLASS_ITEMS, "passed": not reasons, "reasons": "; ".join(reasons)}
 
 
 def audit_items(items: Iterable[Item], facts: CorpusFacts | None = None) -> AuditReport:

@@ -1,16 +1,25 @@
 """Control rows for Table 3: what a score means is read against them, and they are never ranked.
 
+- `chance`: the expected score of a uniform guess (1 / options per item): the floor every column is read against.
 - `choices_only`: the persona-grouped, cross-validated adversary that sees the options and nothing
   else (adversary.py). A method near it has learnt nothing from memory.
-- `observer`: the ideal observer of the traces (observer.py): the best any memory could do from what
-  the sessions show; the generator keeps only items it answers as keyed, so it scores 100 by design.
+- `observer_traces`: the ideal observer of the traces alone (trace_observer.py): each session's tiers and
+  attributes read from its features by models fit on the other personas, in the same observer rules. Its
+  accuracy is the ceiling a perfect memory could reach; a column where it is near chance is one the traces
+  do not carry.
+- `observer_engine`: the ideal observer of what the engine recorded as expressed (observer.py, `expressed.json`):
+  the generator keeps only items it answers as keyed, so it scores 100 by design. It says the engine expressed
+  a difference, not that the traces show it.
 - `oracle`: the ground truth (persona tiers, perturbation schedule) read directly.
 - `oracle_context`: the ground truth written as a plain-language context ("this user reads files
   one by one ...") and answered by the shared reader: the reader's ceiling with a perfect memory.
   It runs through the backend like any method, so with an API backend it costs reader calls.
+- `oracle_paraphrased`: the same truth in a second wording set that shares no content word with the question
+  or options (paraphrase.py), answered by the shared reader: the column's reading ceiling. A column whose
+  ceiling is below chance + READER_LIMIT_POINTS is reader-limited, and no ordering is claimed on it.
 
-Rows have the result schema with `control` true; `backend` is "control" except for oracle_context,
-which names the reader. Free-form items get only oracle_context (the others choose among options).
+Rows have the result schema with `control` true; `backend` is "control" except for the two read by the
+reader, which name it. Free-form items get only those two (the others choose among options).
 """
 
 from __future__ import annotations
@@ -26,11 +35,15 @@ from . import templates as tpl
 from .adversary import choices_only
 from .facts import CorpusFacts
 from .observer import observe, oracle
+from .paraphrase import paraphrased_context
 from .reader import answer
 from .results import RESULT_SCHEMA
 from .schema import Item
 
-CONTROLS = ("choices_only", "observer", "oracle", "oracle_context")
+CONTROLS = ("chance", "choices_only", "observer_traces", "observer_engine", "oracle", "oracle_context",
+            "oracle_paraphrased")
+READ_CONTROLS = ("oracle_context", "oracle_paraphrased")  # answered by the shared reader from a written context
+READER_LIMIT_POINTS = 25.0  # a column whose oracle_paraphrased is below chance + this is reader-limited
 CONTROL_BACKEND = "control"
 
 
@@ -60,8 +73,8 @@ def truth_context(item: Item, facts: CorpusFacts) -> str:
     if sub_track == "trace_disentanglement":
         a, b = meta["interleave"]
         dims = facts.active(meta["task_id"])
-        return "\n".join(["One user in this stream:", *_user(facts, facts.effective(a), dims),
-                          "The other user:", *_user(facts, facts.effective(b), dims)])
+        return "\n".join([f"{tpl.option_label(1)}, one user:", *_user(facts, facts.effective(a), dims),
+                          f"{tpl.option_label(2)}, the other user:", *_user(facts, facts.effective(b), dims)])
     if sub_track == "anomaly_detection":
         answer_tid, labels = meta["answer_trajectory"], meta["labels"]
         what = "was done by someone else" if kind == "impostor" else "shows the user behaving unlike themselves"
@@ -93,28 +106,50 @@ def _choice(item: Item, method: str, index: int, seed: int) -> dict[str, Any]:
                 score=float(correct), correct=correct)
 
 
+def _observed(item: Item, judged: Any, seed: int) -> dict[str, Any]:
+    """observer_traces' row: its choice, or where its evidence ties options at the top, the expected score of
+    guessing among them (1 / tied if the key is one of them), as the shared reader is scored."""
+    if judged.index >= 0 or not judged.scores:
+        return _choice(item, "observer_traces", judged.index, seed)
+    top = max(judged.scores)
+    tied = [k for k, v in enumerate(judged.scores) if v == top]
+    share = 1.0 / len(tied) if item.answer_index in tied else 0.0
+    return _row(item, "observer_traces", CONTROL_BACKEND, "-", seed, answer="", score=share, correct=False)
+
+
 def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[str] = CONTROLS,
-                 backend: Any = None, seed: int = 0) -> list[dict[str, Any]]:
-    """Result rows of the chosen controls for `items` (oracle_context needs the reader's `backend`)."""
+                 backend: Any = None, seed: int = 0, traced: CorpusFacts | None = None) -> list[dict[str, Any]]:
+    """Result rows of the chosen controls for `items` (the oracle_ contexts need the reader's `backend`,
+    observer_traces the trace readings `traced` of trace_observer.trace_facts)."""
     chosen = list(controls)
     unknown = [c for c in chosen if c not in CONTROLS]
     if unknown:
         raise ValueError(f"unknown control(s) {unknown}; controls: {', '.join(CONTROLS)}")
-    if "oracle_context" in chosen and backend is None:
-        raise ValueError("the oracle_context control is answered by the shared reader: pass a backend")
+    if set(READ_CONTROLS) & set(chosen) and backend is None:
+        raise ValueError("the oracle_context and oracle_paraphrased controls are answered by the shared reader: "
+                         "pass a backend")
     mcq = [i for i in items if i.is_mcq]
     rows: list[dict[str, Any]] = []
+    if "chance" in chosen:
+        rows += [_row(i, "chance", CONTROL_BACKEND, "-", seed, answer="", score=1.0 / len(i.choices), correct=False)
+                 for i in mcq]
     if "choices_only" in chosen and mcq:
         picks = {p.question_id: p.index for p in choices_only(mcq)}
         rows += [_choice(i, "choices_only", picks[i.question_id], seed) for i in mcq]
-    for name, judge in (("observer", observe), ("oracle", oracle)):
+    if "observer_traces" in chosen:
+        if traced is None:
+            raise ValueError("the observer_traces control reads the traces: pass traced=trace_facts(corpus, facts)")
+        rows += [_observed(i, observe(i, traced), seed) for i in mcq]
+    for name, judge in (("observer_engine", observe), ("oracle", oracle)):
         if name in chosen:
             rows += [_choice(i, name, judge(i, facts).index, seed) for i in mcq]
-    if "oracle_context" in chosen:
+    for name, write in (("oracle_context", truth_context), ("oracle_paraphrased", paraphrased_context)):
+        if name not in chosen:
+            continue
         for item in items:
-            context = Context(truth_context(item, facts))
+            context = Context(write(item, facts))
             reply = answer(item, context, backend=backend)
-            rows.append(_row(item, "oracle_context", backend.name, backend.model, seed, answer=reply.answer,
+            rows.append(_row(item, name, backend.name, backend.model, seed, answer=reply.answer,
                              score=reply.score, correct=reply.correct, likert=reply.likert,
                              confidence=reply.confidence, context_tokens=context.tokens,
                              rationale=reply.rationale or None, error=reply.error))
@@ -137,11 +172,16 @@ def evaluate_controls(items: Iterable[Item], corpus: str | Path, *, out: str | P
     done = {(r["method"], r["question_id"], r.get("seed")) for r in log.rows if r.get("control")}
     todo = {c: [i for i in items if (c, i.question_id, seed) not in done] for c in chosen}
     facts = corpus_facts(corpus)
+    traced = None
+    if todo.get("observer_traces"):
+        from .trace_observer import trace_facts
+
+        traced = trace_facts(corpus, facts)
     written = 0
     try:
         for name, pending in todo.items():
             if pending:
-                for row in control_rows(pending, facts, controls=[name], backend=reader, seed=seed):
+                for row in control_rows(pending, facts, controls=[name], backend=reader, seed=seed, traced=traced):
                     log.append(row)
                     written += 1
     finally:

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from .score import format_table3
+from .score import FREE_FORM, SUB_TASKS, format_table3
 from .stats import bootstrap_scores, ci_table, paired_differences
 
 REFERENCE = "filegramos"
+MCQ_COLUMNS = [col for sub, col in SUB_TASKS.items() if sub not in FREE_FORM]
+READER_LIMIT_SCHEMA = {"column": pl.String, "chance": pl.Float64, "observer_traces": pl.Float64,
+                       "oracle_context": pl.Float64,
+                       "oracle_paraphrased": pl.Float64, "needed": pl.Float64, "reader_limited": pl.Boolean}
 
 
 def split_controls(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -37,6 +41,31 @@ def readout(results: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict
     if controls.height:
         parts["controls"] = ci_table(bootstrap_scores(controls, n_boot=n_boot, seed=seed))
     return parts
+
+
+def reader_limits(control_table: pl.DataFrame) -> pl.DataFrame:
+    """One row per multiple-choice column of a Table 3 frame of the controls (`score.table3`): its chance, what the
+    traces carry (`observer_traces`, the evidence ceiling), its reading ceiling (`oracle_paraphrased`) and
+    whether it is reader-limited (ceiling below chance + READER_LIMIT_POINTS: the shared reader cannot read the
+    truth in other words, so no ordering of methods on it means anything). Columns without both controls are
+    left out."""
+    from .controls import READER_LIMIT_POINTS
+
+    rows = {m: r for m, r in zip(control_table["method"], control_table.iter_rows(named=True), strict=True)}
+    if "chance" not in rows or "oracle_paraphrased" not in rows:
+        return pl.DataFrame(schema=READER_LIMIT_SCHEMA)
+    out = []
+    for column in MCQ_COLUMNS:
+        chance, ceiling = rows["chance"].get(column), rows["oracle_paraphrased"].get(column)
+        if chance is None or ceiling is None:
+            continue
+        worded = rows.get("oracle_context", {}).get(column)
+        traces = rows.get("observer_traces", {}).get(column)
+        out.append({"column": column, "chance": chance, "observer_traces": traces, "oracle_context": worded,
+                    "oracle_paraphrased": ceiling,
+                    "needed": round(chance + READER_LIMIT_POINTS, 1),
+                    "reader_limited": ceiling < chance + READER_LIMIT_POINTS})
+    return pl.DataFrame(out, schema=READER_LIMIT_SCHEMA)
 
 
 def pack_differences(a: pl.DataFrame, b: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pl.DataFrame:

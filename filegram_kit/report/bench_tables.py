@@ -70,9 +70,16 @@ def _note() -> str:
             "second half); Proc/Sem/Epi count multiple-choice items only (File Grounding's among them); our Avg = "
             "mean of the nine sub-task columns (the paper's Avg fits no simple formula). Tok In = "
             "mean stored memory per persona, Tok Out = mean context per query (estimated tokens)."
-            f"{skipped} Control rows (never ranked): choices_only = a model of the options alone; observer = the "
-            "ideal observer of the traces (100 by construction: items it cannot answer are redrawn); oracle = "
-            "the ground truth; oracle_context = the shared reader given the ground truth as text. Style pack B "
+            f"{skipped} Control rows (never ranked): chance = the expected score of a uniform guess; choices_only = a "
+            "model of the options alone; observer_traces = the ideal observer of the traces alone (each session "
+            "read by models fit on the other personas: what a perfect memory could reach); observer_engine = the "
+            "ideal observer of what the engine recorded as "
+            "expressed (100 by construction: items it cannot answer are redrawn); oracle = the ground truth; "
+            "oracle_context = the shared reader given the ground truth in the options' words; oracle_paraphrased = "
+            "the same truth in other words (the column's reading ceiling). The reader-limited row marks (1) each "
+            "multiple-choice column whose oracle_paraphrased is below chance + 25: no ordering is claimed there "
+            "(table03_reader_limits). The reader is shown each item's options in an order drawn per item, and "
+            "every memory names an item's sessions by the labels its options use. Style pack B "
             "rows: the same methods on item seed 0's items of tracks 1-3, on the corpus re-worded by style pack B "
             "(same behaviour; table03_style_packs gives each method's change with its CI). VisRAG offline embeds "
             "each rendered page by its text (the offline backend has no vision; cohere embeds the page image). "
@@ -168,7 +175,44 @@ def table03_main_results(corpus: str | Path | None = None, *, settings: RunSetti
     if settings.pack_b_seeds:
         parts.append(table3(_run_b(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))
                      .select(pl.lit(ours_b(settings)).alias("source"), *COLUMNS))
-    return pl.concat([*parts, control_rows, table.filter(pl.col("source") == PAPER)])
+    return pl.concat([*parts, control_rows, limited_row(control_rows), table.filter(pl.col("source") == PAPER)])
+
+
+READER_LIMITED = "reader-limited (1 = the reader cannot read the truth in other words: no ordering claimed)"
+
+
+def limited_row(control_rows: pl.DataFrame) -> pl.DataFrame:
+    """Table 3's marker row: 1 in a multiple-choice column that is reader-limited (bench.readout.reader_limits), 0 in
+    one that is not, empty where the controls do not say."""
+    from ..bench.readout import reader_limits
+
+    limits = reader_limits(control_rows)
+    row = {c: None for c in control_rows.columns} | {"source": READER_LIMITED, "method": "reader_limited",
+                                                      "label": "reader_limited", "backend": "control/-"}
+    row |= {r["column"]: float(r["reader_limited"]) for r in limits.iter_rows(named=True)}
+    return pl.DataFrame([row], schema=control_rows.schema)
+
+
+@artifact("table03_reader_limits", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="Which Table 3 columns can rank memories: chance, what the traces carry, the truth in the options' "
+                "words and in other words",
+          note="Same run as table03_main_results. observer_traces = the ideal observer of the traces alone (each "
+               "session read by models fit on the other personas): the evidence ceiling a perfect memory could "
+               "reach. oracle_context = the shared reader given the ground truth in the "
+               "options' own wording (a word matcher does well on it); oracle_paraphrased = the same truth in a second "
+               "wording set sharing no content word with the question or options (bench/paraphrase.py): the column's "
+               "reading ceiling. A column whose ceiling is below chance + 25 points is reader-limited: its method "
+               "scores are reported, but no ordering of methods on it is claimed.")
+def table03_reader_limits(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                          limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                          progress: bool | None = None) -> pl.DataFrame:
+    from ..bench.readout import reader_limits, split_controls
+    from ..bench.score import table3
+    from .corpus_source import resolve_corpus
+
+    rows = _run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
+                progress=progress)
+    return reader_limits(table3(split_controls(rows)[1]))
 
 
 @artifact("table03_intervals", paper="Table 3", notebook="05_benchmark", corpus=True,
@@ -182,10 +226,27 @@ def table03_intervals(corpus: str | Path | None = None, *, settings: RunSettings
     from ..bench.readout import readout
     from .corpus_source import resolve_corpus
 
-    parts = readout(_run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
-                         progress=progress))
-    return pl.concat([frame.select(pl.lit(part).alias("part"), pl.exclude("method", "params_hash"))
-                      for part, frame in parts.items() if frame.height])
+    rows = _run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
+                progress=progress)
+    parts = readout(rows)
+    frames = [frame.select(pl.lit(part).alias("part"), pl.exclude("method", "params_hash"))
+              for part, frame in parts.items() if frame.height]
+    return pl.concat([*frames, _limits_part(rows, frames[0].columns if frames else [])], how="diagonal")
+
+
+def _limits_part(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """The intervals table's reader-limited row: per multiple-choice column 'yes (ceiling < needed)' or 'no'."""
+    from ..bench.readout import reader_limits, split_controls
+    from ..bench.score import table3
+
+    limits = reader_limits(table3(split_controls(rows)[1]))
+    if limits.is_empty() or not columns:
+        return pl.DataFrame()
+    row = dict.fromkeys(columns, "–") | {"part": "reader_limits", "label": "reader-limited", "backend": "control/-"}
+    for r in limits.iter_rows(named=True):
+        verdict = "yes" if r["reader_limited"] else "no"
+        row[r["column"]] = f"{verdict} (ceiling {r['oracle_paraphrased']:.1f}, needs {r['needed']:.1f})"
+    return pl.DataFrame([row], schema=dict.fromkeys(columns, pl.String))
 
 
 PACK_ROWS = ("pack A", "pack B", "B - A")
