@@ -1,11 +1,12 @@
 """Table 3 as it should be read: every score with its persona-clustered 95% CI, each method's paired
-difference from FileGramOS, and the controls (choices-only, observer, oracle, oracle context) apart.
+difference from FileGramOS and from No Context, and the controls apart.
 
-    parts = readout(load_results("runs/a"))      # {"methods", "differences", "controls"}: wide frames
+    parts = readout(load_results("runs/a"))      # {"methods", "differences", "vs_no_context", "controls"}
     print(format_readout(parts))
 
-Controls are reference points, never ranked: a method is read against choices_only (what the options
-alone give) and oracle_context (the shared reader with a perfect memory). Rows of several item seeds
+Controls are reference points, never ranked: a method is read against chance and choices_only (what the
+options alone give), observer_traces (what the traces carry) and oracle_paraphrased (the shared reader
+with a perfect memory written in other words). Rows of several item seeds
 are pooled as the mean of per-seed scores (stats.py).
 """
 
@@ -17,6 +18,7 @@ from .score import FREE_FORM, SUB_TASKS, format_table3
 from .stats import bootstrap_scores, ci_table, paired_differences
 
 REFERENCE = "filegramos"
+FLOOR = "no_context"  # every method is also compared with the memory that holds nothing
 MCQ_COLUMNS = [col for sub, col in SUB_TASKS.items() if sub not in FREE_FORM]
 READER_LIMIT_SCHEMA = {"column": pl.String, "chance": pl.Float64, "observer_traces": pl.Float64,
                        "oracle_context": pl.Float64,
@@ -30,14 +32,16 @@ def split_controls(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def readout(results: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict[str, pl.DataFrame]:
-    """Wide string tables of the three parts (a part without rows is an empty frame)."""
+    """Wide string tables of the parts: methods, differences from FileGramOS, differences from No Context (does
+    any memory beat holding nothing?), controls (a part without rows is an empty frame)."""
     methods, controls = split_controls(results)
-    parts = {"methods": pl.DataFrame(), "differences": pl.DataFrame(), "controls": pl.DataFrame()}
+    parts = {"methods": pl.DataFrame(), "differences": pl.DataFrame(), "vs_no_context": pl.DataFrame(),
+             "controls": pl.DataFrame()}
     if methods.height:
         parts["methods"] = ci_table(bootstrap_scores(methods, n_boot=n_boot, seed=seed))
-        if (methods["method"] == REFERENCE).any() and methods["method"].n_unique() > 1:
-            parts["differences"] = ci_table(paired_differences(methods, reference=REFERENCE, n_boot=n_boot,
-                                                               seed=seed))
+        for part, reference in (("differences", REFERENCE), ("vs_no_context", FLOOR)):
+            if (methods["method"] == reference).any() and methods["method"].n_unique() > 1:
+                parts[part] = ci_table(paired_differences(methods, reference=reference, n_boot=n_boot, seed=seed))
     if controls.height:
         parts["controls"] = ci_table(bootstrap_scores(controls, n_boot=n_boot, seed=seed))
     return parts
@@ -94,8 +98,14 @@ def format_readout(parts: dict[str, pl.DataFrame], *, seeds: list[int] | None = 
     if parts["differences"].height:
         out += [f"Paired difference from FileGramOS on the same items [95% CI]{pooled}", "",
                 format_table3(parts["differences"])]
+    if parts.get("vs_no_context", pl.DataFrame()).height:
+        out += [f"Paired difference from No Context on the same items [95% CI]{pooled}", "",
+                format_table3(parts["vs_no_context"])]
     if parts["controls"].height:
-        out += ["Controls (reference points, never ranked): choices_only = options alone; observer = the ideal "
-                "observer of the traces (100 by construction); oracle = the ground truth; oracle_context = the "
-                "shared reader given the ground truth as text", "", format_table3(parts["controls"])]
+        out += ["Controls (reference points, never ranked): chance = 1 / options; choices_only = options alone; "
+                "observer_traces = the ideal observer of the traces alone (what a perfect memory could reach); "
+                "observer_engine = the ideal observer of the engine's record (100 by construction); oracle = the "
+                "ground truth; oracle_context = the shared reader given the truth in the options' words; "
+                "oracle_paraphrased = the truth in other words (the reading ceiling: a column below chance + 25 "
+                "on it is reader-limited)", "", format_table3(parts["controls"])]
     return "\n".join(out)
