@@ -148,3 +148,18 @@ def test_explain_shows_each_options_score_parts_and_support():
     assert np.allclose([r["score"] for r in rows], option_scores("Which session deviates?", labels, PROSE))
     assert any("unusual" in line for line in rows[2]["support"]) and set(rows[2]["parts"]) == {
         "stated", "numbers", "implicit"}
+
+
+def test_the_same_facts_as_a_bulleted_record_or_as_prose_get_the_same_answer(items, facts, backend):
+    """Format neutrality: a memory that writes its facts as headed bullet lines (as FileGramOS does) and one that
+    writes them as running prose (as a summarising baseline does) must be read alike."""
+    chosen = [i for k, i in enumerate(items) if k % 3 == 0]
+    same = 0
+    for item in chosen:
+        listed = truth_context(item, facts)
+        prose = " ".join(line.lstrip("- ").rstrip(":") + ("." if line.rstrip().endswith(":") else "")
+                         for line in listed.splitlines())
+        a = answer(item, Context(listed), backend=backend)
+        b = answer(item, Context(prose), backend=backend)
+        same += a.answer == b.answer
+    assert same >= 0.9 * len(chosen), f"{same} of {len(chosen)} answered alike"
