@@ -223,6 +223,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from .bench.harness import select
 
         chosen = list(CONTROLS) if args.controls == "all" else [c.strip() for c in args.controls.split(",")]
+        users = len({i.profile_id for i in items if i.profile_id})
+        if "observer_traces" in chosen and users < 2:  # its readers are fit on the other personas: there are none
+            chosen.remove("observer_traces")
+            print("note: observer_traces skipped: it reads each persona with models fit on the others, and these "
+                  f"items are about {users} persona")
         written = evaluate_controls(select(items, args.limit), args.corpus, out=args.out, controls=chosen,
                                     backend=args.backend, seed=args.seed)
         print(f"controls {', '.join(chosen)}: {written} new rows (see `filegram results {args.out}`)")

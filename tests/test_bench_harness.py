@@ -420,3 +420,17 @@ def test_pack_differences_are_zero_for_identical_runs_and_find_a_planted_change(
     worse = a.with_columns(pl.when(pl.int_range(400) % 2 == 0).then(0.0).otherwise(pl.col("score")).alias("score"))
     drop = pack_differences(a, worse, n_boot=200).filter(pl.col("column") == "BehavFP").row(0, named=True)
     assert drop["diff"] < 0 and drop["hi"] < 0
+
+
+def test_cli_eval_on_one_persona_skips_the_trace_observer_and_runs_the_other_controls(tmp_path, capsys):
+    from filegram_kit.engine import build_corpus
+
+    corpus, items, out = tmp_path / "corpus", tmp_path / "items.parquet", tmp_path / "run"
+    build_corpus(corpus, profiles=["p1"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
+    assert main(["bench", "build", "--corpus", str(corpus), "--out", str(items), "--no-audit"]) == 0
+    argv = ["eval", "--items", str(items), "--corpus", str(corpus), "--methods", "no_context", "--out", str(out),
+            "--limit", "1", "--workers", "1"]
+    assert main(argv) == 0
+    assert "observer_traces skipped" in capsys.readouterr().out
+    methods = {r["method"] for r in lines(out) if r["control"]}
+    assert "observer_traces" not in methods and {"chance", "oracle", "oracle_paraphrased"} <= methods
