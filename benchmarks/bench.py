@@ -73,7 +73,7 @@ def main() -> None:
              f"| audit_per_seed (choices-only adversary, position, task prior, observer; "
              f"{'passed' if audit.passed else 'FAILED'}) | {audit_s:.1f} |",
              f"| evaluate: {len(METHODS)} methods x all items (wall) | {eval_s:.1f} |",
-             f"| evaluate_controls: choices_only, observer, oracle, oracle_context | {controls_s:.1f} |",
+             f"| evaluate_controls: every control (CONTROLS) | {controls_s:.1f} |",
              f"| total: the {len(METHODS)} methods with the audit and controls | "
              f"{build_s + audit_s + eval_s + controls_s:.1f} |", "",
              "| method | ingest s (summed over workers) | answer s | rows |", "|---|---|---|---|"]
