@@ -39,13 +39,19 @@ PARENT_POLL_SECONDS = 0.5
 
 
 def watch_parent(interval: float = PARENT_POLL_SECONDS) -> None:
-    """In a spawned worker: exit as soon as the process that started it is gone (killed, say). A pool's
-    workers otherwise finish their unit unwatched after the parent died (minutes of a reproduce step),
-    and may write into folders a rerun is already using. Pools here call it first (their initializer)."""
+    """In a spawned worker: exit as soon as the process that started it is gone (killed, stopped by SIGTERM).
+    A pool's workers otherwise finish their unit unwatched after the parent died (minutes of a reproduce
+    step), and may write into folders a rerun is already using. Pools here call it first (their initializer).
+    The parent is the one multiprocessing names: a worker may start after its parent died, when its own
+    parent pid is already init's. (Not prctl's PR_SET_PDEATHSIG: it fires when the parent *thread* that
+    started the worker ends, which a pool started from a worker thread does while its process lives on.)"""
     import threading
     import time
 
-    parent = os.getppid()
+    started_by = mp.parent_process()
+    parent = started_by.pid if started_by is not None and started_by.pid else os.getppid()
+    if os.getppid() != parent:  # the parent died before this worker got here
+        os._exit(1)
 
     def watch() -> None:
         while os.getppid() == parent:  # a dead parent's children are handed to another process
@@ -93,10 +99,18 @@ class LocalExecutor(Executor):
             try:
                 for future in as_completed(futures):
                     yield futures[future], future.result()
-            except BaseException:
+            except BaseException:  # a failed unit or a stop (Ctrl-C): no unit runs on unwatched
                 for future in futures:
                     future.cancel()
+                terminate_workers(pool)
                 raise
+
+
+def terminate_workers(pool: _Pool) -> None:
+    """Stop a process pool's workers now (a stopped or failed run): their unfinished units wrote nothing
+    that counts and are redone on resume. Threads cannot be stopped; a thread pool is left to finish."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 class RayExecutor(Executor):

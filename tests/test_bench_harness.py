@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -434,3 +435,25 @@ def test_cli_eval_on_one_persona_skips_the_trace_observer_and_runs_the_other_con
     assert "observer_traces skipped" in capsys.readouterr().out
     methods = {r["method"] for r in lines(out) if r["control"]}
     assert "observer_traces" not in methods and {"chance", "oracle", "oracle_paraphrased"} <= methods
+
+
+def test_a_reproduce_step_with_error_rows_fails_naming_method_item_and_error(tiny, tmp_path, monkeypatch):
+    """A bench step (run_items, behind every Table 3 artifact) refuses rows that hold errors: a number over them
+    counts each error as a wrong answer. allow_errors keeps the rows (and the old behaviour)."""
+    from filegram_kit.bench.results import ErrorRows
+    from filegram_kit.memory import base
+    from filegram_kit.report.bench_tables import run_items
+    from filegram_kit.report.settings import RunSettings
+
+    monkeypatch.setattr(base, "MEMORIES", {**base.MEMORIES, "unbuilt": "filegram_kit.memory.base:MemorySystem"})
+    settings = RunSettings(item_seeds=(0,), methods=("no_context", "unbuilt"), workers=1, limit=2)
+    run = dict(limit=None, workers=1, out=tmp_path / "run", progress=False)
+    with pytest.raises(ErrorRows, match=r"rows hold errors \(ingest: \d+\); first: method unbuilt, item \S+ "
+                                        r"\(seed 0\): ingest: NotImplementedError") as caught:
+        run_items(tiny, ["no_context", "unbuilt"], (0,), settings, **run)
+    assert str(tmp_path / "run") in str(caught.value)
+    rows = run_items(tiny, ["no_context", "unbuilt"], (0,), replace(settings, allow_errors=True), **run)
+    errors = rows.filter(pl.col("error").is_not_null())
+    assert set(errors["method"]) == {"unbuilt"} and errors.height == rows.filter(pl.col("method") == "unbuilt").height
+    assert rows.filter(pl.col("method") == "no_context")["error"].null_count() == rows.filter(
+        pl.col("method") == "no_context").height

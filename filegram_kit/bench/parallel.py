@@ -29,7 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..executors import watch_parent
+from ..executors import terminate_workers, watch_parent
 from ..llm import get_backend
 from ..memory.base import MEMORIES
 from .inputs import TrajectoryStore
@@ -200,12 +200,6 @@ def _raise_failed(futures: list) -> None:
             future.result()  # re-raises the worker's exception here
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Stop the workers now (a stopped run): their unfinished rows were never written and are redone on resume."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
-
-
 def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, backend_params: dict[str, Any],
                      run: dict[str, Any], workers: int, emit_row: Callable[[dict[str, Any]], None],
                      add_usage: Callable[[dict[str, dict[str, int]]], None]) -> None:
@@ -234,7 +228,7 @@ def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, bac
         for future in futures:
             add_usage(future.result())
     except BaseException:
-        _terminate(pool)
+        terminate_workers(pool)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -107,3 +107,22 @@ def load_results(path: str | Path) -> pl.DataFrame:
         raise FileNotFoundError(f"{path}: no results (run `filegram eval ... --out {path.parent}` first)")
     rows = ResultsLog(path, repair=False).rows
     return pl.DataFrame([{k: r.get(k) for k in RESULT_SCHEMA} for r in rows], schema=RESULT_SCHEMA)
+
+
+class ErrorRows(RuntimeError):
+    """Result rows that hold errors where a finished run is expected (a reproduce step): a number computed over
+    them would silently count each error as a wrong answer."""
+
+
+def check_no_errors(rows: pl.DataFrame, where: str | Path) -> None:
+    """Raise ErrorRows naming how many rows of `where` hold errors, by kind, and the first one's method, item
+    and message."""
+    bad = rows.filter(pl.col("error").is_not_null())
+    if bad.is_empty():
+        return
+    first = bad.row(0, named=True)
+    kinds = ", ".join(f"{k['error']}: {k['count']}" for k in bad["error"].value_counts(sort=True).to_dicts())
+    raise ErrorRows(f"{where}: {bad.height} of {rows.height} result rows hold errors ({kinds}); first: method "
+                    f"{first['method']}, item {first['question_id']} (seed {first['item_seed']}): {first['error']}: "
+                    f"{first['error_message']}. Fix the cause and rerun (`filegram reproduce` retries rows that hold "
+                    f"errors; `filegram eval` with --retry-errors), or pass --allow-errors to keep them as they are")

@@ -25,7 +25,6 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import atomic
-from ..executors import watch_parent
+from ..executors import LocalExecutor
 from ..media import unified_diff
 from ..schema import MEDIA_REF_FIELDS
 from .parse import Transcriber, measure, parse_files
@@ -316,15 +315,8 @@ def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, work
 
 def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[[list[str]], None]) -> None:
     chunks = [[str(d) for d in todo[i:i + CHUNK]] for i in range(0, len(todo), CHUNK)]
-    if workers == 1:
-        for chunk in chunks:
-            done(_chunk(chunk, str(out), seed))
-        return
-    # spawned, not forked: a forked child of a process that already ran polars can deadlock
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=watch_parent) as pool:
-        for future in as_completed([pool.submit(_chunk, chunk, str(out), seed) for chunk in chunks]):
-            done(future.result())
+    for _, result in LocalExecutor("process", workers).imap(_chunk, [(c, str(out), seed) for c in chunks]):
+        done(result)
 
 
 REPORT_SCHEMA = {"trajectory_id": pl.String, "blob": pl.String, "original_path": pl.String, "path": pl.String,

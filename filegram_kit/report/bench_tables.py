@@ -109,6 +109,7 @@ def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Run
     from ..bench.controls import evaluate_controls
     from ..bench.generate import build_items
     from ..bench.harness import evaluate, load_results, select
+    from ..bench.results import check_no_errors
     from ..bench.track4 import by_setting, setting_corpus, track4_items
 
     items = [i for s in seeds for i in build_items(corpus, seed=s)]
@@ -117,7 +118,8 @@ def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Run
     out = Path(out) if out is not None else results_dir(corpus, items + extra, settings.backend, kind)
     workers = settings.workers if workers is None else workers
     executor = settings.executor if workers > 1 else "thread"
-    run = dict(backend=settings.backend, workers=workers, limit=limit, progress=progress, executor=executor)
+    run = dict(backend=settings.backend, workers=workers, limit=limit, progress=progress, executor=executor,
+               retry_errors=True)
     evaluate(items, corpus, methods, out=out, **run)
     frames = [load_results(out)]
     for setting, group in by_setting(extra).items():
@@ -129,7 +131,10 @@ def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Run
         evaluate_controls(chosen, corpus, out=out, backend=settings.backend)
         frames[0] = load_results(out)
     wanted = {i.question_id for i in chosen}
-    return pl.concat(frames).filter(pl.col("question_id").is_in(list(wanted)))
+    rows = pl.concat(frames).filter(pl.col("question_id").is_in(list(wanted)))
+    if not settings.allow_errors:
+        check_no_errors(rows, out)
+    return rows
 
 
 def _run(corpus: Path, settings: RunSettings, *, limit: int | None, workers: int | None, out: str | Path | None,
@@ -296,14 +301,18 @@ def _run_file_grounding_text(corpus: Path, settings: RunSettings, *, limit: int 
     the other half of the pair whose multimodal half Table 3's run holds."""
     from ..bench.file_grounding import build_file_grounding
     from ..bench.harness import evaluate
+    from ..bench.results import check_no_errors
 
     items = [i for s in settings.item_seeds for i in build_file_grounding(corpus, seed=s)[0]]
     folder = Path(out) / "file_grounding_text" if out is not None else results_dir(
         corpus, items, settings.backend, "table03-text")
     workers = settings.workers if workers is None else workers
-    return evaluate(items, corpus, _registered(settings.methods)[0], backend=settings.backend, out=folder,
+    rows = evaluate(items, corpus, _registered(settings.methods)[0], backend=settings.backend, out=folder,
                     workers=workers, limit=settings.limit if limit is None else limit, progress=progress,
-                    executor=settings.executor if workers > 1 else "thread")
+                    executor=settings.executor if workers > 1 else "thread", retry_errors=True)
+    if not settings.allow_errors:
+        check_no_errors(rows, folder)
+    return rows
 
 
 @artifact("table03_settings", paper="Table 3", notebook="05_benchmark", corpus=True,

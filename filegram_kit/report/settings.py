@@ -33,6 +33,7 @@ class RunSettings:
     personas: tuple[str, ...] | None = None  # None: every persona of the default corpus
     limit: int | None = None  # items per sub-task of every bench step (None: all)
     quick: bool = False
+    allow_errors: bool = False  # a bench step whose rows hold errors fails unless this is set (--allow-errors)
 
     def with_backend(self, backend: str) -> RunSettings:
         return replace(self, backend=backend)
@@ -51,8 +52,9 @@ class RunSettings:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     def keyed(self) -> dict[str, Any]:
-        """What a step's output depends on (workers do not change a deterministic run's rows)."""
-        return {k: v for k, v in self.as_dict().items() if k != "workers"}
+        """What a step's output depends on (workers do not change a deterministic run's rows; allow_errors only
+        whether a step with error rows fails)."""
+        return {k: v for k, v in self.as_dict().items() if k not in ("workers", "allow_errors")}
 
 
 FULL = RunSettings()
