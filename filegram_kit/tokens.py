@@ -19,5 +19,5 @@ def estimate_tokens(text: str) -> int:
     """Estimated tokens of `text` (0 for empty text, at least 1 otherwise)."""
     if not text:
         return 0
-    cjk = len(_CJK.findall(text))
+    cjk = 0 if text.isascii() else len(_CJK.findall(text))  # isascii: a C scan, no regex over English text
     return max(1, cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN))

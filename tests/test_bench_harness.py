@@ -457,3 +457,35 @@ def test_a_reproduce_step_with_error_rows_fails_naming_method_item_and_error(tin
     assert set(errors["method"]) == {"unbuilt"} and errors.height == rows.filter(pl.col("method") == "unbuilt").height
     assert rows.filter(pl.col("method") == "no_context")["error"].null_count() == rows.filter(
         pl.col("method") == "no_context").height
+
+
+def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_is(tiny, tmp_path, monkeypatch):
+    """The steps of one reproduce ask for the same item sets and rows again: they are remembered for the corpus
+    as it is on disk (an edited ground-truth file is a new corpus), and callers get lists of their own."""
+    import os
+
+    from filegram_kit.bench import generate, harness
+    from filegram_kit.report.bench_tables import run_items
+    from filegram_kit.report.settings import RunSettings
+
+    built, evaluated = [], []
+    real_build, real_evaluate = generate.items_from_facts, harness.evaluate
+    monkeypatch.setattr(generate, "items_from_facts", lambda *a, **k: built.append(1) or real_build(*a, **k))
+    monkeypatch.setattr(harness, "evaluate", lambda *a, **k: evaluated.append(1) or real_evaluate(*a, **k))
+    first = generate.build_items(tiny, seed=3)
+    first.clear()
+    again = generate.build_items(tiny, seed=3)
+    assert len(built) == 1 and again and [i.question_id for i in again] == [
+        i.question_id for i in real_build(generate.corpus_facts(tiny), seed=3)[0]]
+    expressed = tiny / "expressed.json"
+    stat = expressed.stat()
+    os.utime(expressed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    generate.build_items(tiny, seed=3)
+    assert len(built) == 2  # the corpus changed on disk: built again
+
+    settings = RunSettings(item_seeds=(0,), methods=("no_context",), workers=1, limit=2)
+    run = dict(limit=None, workers=1, out=tmp_path / "rows", progress=False)
+    rows = run_items(tiny, ["no_context"], (0,), settings, **run)
+    assert run_items(tiny, ["no_context"], (0,), settings, **run) is rows and len(evaluated) == 1
+    run_items(tiny, ["no_context"], (0,), replace(settings, limit=1), **run)
+    assert len(evaluated) == 2  # other settings: computed (here: read back from the folder)

@@ -135,6 +135,17 @@ def _expressed(corpus: Path, sessions: dict[str, dict[str, str]], personas: dict
     return out
 
 
+CORPUS_FILES = ("corpus.json", "profiles.json", "perturbations.json", "expressed.json", "signal")
+
+
+def corpus_version(corpus: str | Path) -> tuple:
+    """The corpus folder and the size and mtime of the files its ground truth is read from (and of signal/,
+    which changes when a trajectory is added or removed): what an in-process memo of its items keys on."""
+    root = Path(corpus).resolve()
+    stats = [(name, (root / name).stat()) for name in CORPUS_FILES if (root / name).exists()]
+    return str(root), tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats)
+
+
 def corpus_facts(corpus: str | Path) -> CorpusFacts:
     """Ground truth of a corpus built by `filegram corpus` (profiles.json, perturbations.json,
     expressed.json, signal/)."""

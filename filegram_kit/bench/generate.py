@@ -27,6 +27,7 @@ Questions name tasks, never personas or tiers; ground truth stays in `correct` a
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ from ..llm.tasks import LETTERS
 from . import detection, reasoning, understanding
 from .design import balanced_select
 from .drafts import Draft
-from .facts import CorpusFacts, corpus_facts
+from .facts import CorpusFacts, corpus_facts, corpus_version
 from .observer import oracle, supported
 from .schema import SUB_TRACKS, Item
 
@@ -183,9 +184,23 @@ def _items(sub_track: str, drafts: list[Draft], rng: np.random.Generator, seed: 
 def build_items(corpus: str | Path, *, seed: int = 0, sub_tracks: list[str] | None = None,
                 backend: Any = None, progress: bool | None = None) -> list[Item]:
     """Items of the chosen sub-tasks (default all seven) for the corpus; `backend` (optional)
-    rephrases each question through its `rephrase_question` task."""
-    return items_from_facts(corpus_facts(corpus), seed=seed, sub_tracks=sub_tracks, backend=backend,
-                            progress=progress)[0]
+    rephrases each question through its `rephrase_question` task. Built once per process for a corpus as it
+    is on disk (the steps of a reproduce run ask for the same item sets again); rephrased ones are not kept."""
+    key = None if backend is not None else (corpus_version(corpus), seed, tuple(sub_tracks or ()))
+    if key is not None and key in _BUILT:
+        _BUILT.move_to_end(key)
+        return list(_BUILT[key])
+    items = items_from_facts(corpus_facts(corpus), seed=seed, sub_tracks=sub_tracks, backend=backend,
+                             progress=progress)[0]
+    if key is not None:
+        _BUILT[key] = tuple(items)
+        while len(_BUILT) > BUILT_MEMO:
+            _BUILT.popitem(last=False)
+    return items
+
+
+BUILT_MEMO = 16  # item sets remembered per process (a full reproduce asks for 3 seeds of 2-3 corpora)
+_BUILT: OrderedDict[tuple, tuple[Item, ...]] = OrderedDict()
 
 
 def build_items_with_report(corpus: str | Path, *, seed: int = 0, sub_tracks: list[str] | None = None,

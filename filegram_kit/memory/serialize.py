@@ -35,7 +35,7 @@ from typing import Any
 from ..cleaning import clean
 from ..media import MediaError
 from ..schema import METADATA_EVENT_TYPES, UNUSED_EVENT_TYPES, Event, Trajectory
-from .base import check_no_ground_truth, one_user
+from .base import by_identity, check_no_ground_truth, one_user
 
 SESSION_SEPARATOR = "\n\n"
 _REFUSED = frozenset(METADATA_EVENT_TYPES) | frozenset(UNUSED_EVENT_TYPES)
@@ -234,7 +234,18 @@ def prepare(trajs: Iterable[Trajectory]) -> tuple[str | None, list[Trajectory]]:
     """What every baseline's ingest starts with: the ground-truth guard, the one-user check, clean()."""
     items = check_no_ground_truth(trajs)
     user = one_user(items)
-    return user, clean(items).trajectories
+    return user, cleaned(items)
+
+
+def cleaned(trajs: Iterable[Trajectory]) -> list[Trajectory]:
+    """clean()'s copies, one per live trajectory object: the 13 memories of a benchmark ingest the same input
+    objects, and cleaning (a pass over every event's fields) is then done once, not once per memory."""
+    return [_cleaned_copy(t) for t in trajs]
+
+
+@by_identity
+def _cleaned_copy(traj: Trajectory) -> Trajectory:
+    return clean(traj).trajectories[0]
 
 
 def check_content_chars(value: Any) -> int:

@@ -13,6 +13,7 @@ corpus reads the finished rows back, and any change of code, corpus or items sta
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -105,7 +106,31 @@ def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Run
     each sub-task; default: the settings' limit, None = all), with the settings' backend, in one results
     folder (ingests shared by the seeds; a finished folder is read back). With `track4`, Track 4's items too,
     each answered from its setting of the corpus (bench/track4.py: built beside it on first use), their
-    rows in a subfolder per setting; the controls read the ground truth, so they run on the corpus itself."""
+    rows in a subfolder per setting; the controls read the ground truth, so they run on the corpus itself.
+    Rows without errors are remembered for the process (the table03_* steps of one reproduce read the same)."""
+    from ..bench.facts import corpus_version
+    from ..bench.manifest import code_fingerprint
+
+    key = json.dumps([corpus_version(corpus), methods, seeds, settings.keyed(), limit, None if out is None else
+                      str(Path(out).resolve()), controls, kind, track4, code_fingerprint()], default=str)
+    if key in _ROWS:
+        return _ROWS[key]
+    rows = _run_items(corpus, methods, seeds, settings, limit=limit, workers=workers, out=out, progress=progress,
+                      controls=controls, kind=kind, track4=track4)
+    if rows["error"].null_count() == rows.height:
+        _ROWS[key] = rows
+        while len(_ROWS) > ROWS_MEMO:
+            _ROWS.pop(next(iter(_ROWS)))
+    return rows
+
+
+ROWS_MEMO = 4  # finished row sets remembered per process (Table 3's, its style-pack-B twin's, the ablation's)
+_ROWS: dict[str, pl.DataFrame] = {}
+
+
+def _run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: RunSettings, *, limit: int | None,
+               workers: int | None, out: str | Path | None, progress: bool | None, controls: bool, kind: str,
+               track4: bool) -> pl.DataFrame:
     from ..bench.controls import evaluate_controls
     from ..bench.generate import build_items
     from ..bench.harness import evaluate, load_results, select

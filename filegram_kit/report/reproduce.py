@@ -8,8 +8,8 @@ the artifacts it reads) and output bytes are unchanged since it last ran into th
 machine (`<out>/.reproduce_state.json`, git-ignored: a fresh clone reruns everything) is skipped;
 `force=True` reruns it. Every step prints a line as it starts and ends (with
 `progress`), and `<out>/MANIFEST.json` records the git sha, package versions, the corpus (seed,
-style pack, engine), the settings (backend and model, item seeds, methods) and per step its key, its
-inputs, its files' sha256 and its seconds.
+style pack, engine), the settings (backend and model, item seeds, methods), per step its key, its
+inputs, its files' sha256 and its seconds, and the run's wall seconds (benchmarks/reproduce.py reports them).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     `<out>/MANIFEST.json`. Returns the files written (skipped steps write none)."""
     settings = settings or FULL
     names, out = _ordered(only), Path(out)
-    start = time.perf_counter()
+    began = start = time.perf_counter()
     corpus_path = _corpus_for(names, corpus, settings, progress)
     corpus_seconds = round(time.perf_counter() - start, 1)
     stamp, steps = corpus_stamp(corpus_path), Steps(out)
@@ -235,7 +235,8 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
             steps.save_state()
             _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
         atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path),
-                                           "corpus_seconds": corpus_seconds})  # after every step: a stop keeps them
+                                           "corpus_seconds": corpus_seconds,  # after every step: a stop keeps them
+                                           "wall_seconds": round(time.perf_counter() - began, 1)})
         if any(name in ARTIFACTS[n].reads for n in names):
             tables[name] = pl.read_csv(out / f"{name}.csv")
     return written

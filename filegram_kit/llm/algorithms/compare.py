@@ -23,12 +23,13 @@ scores every option 0 (a tie, which the caller breaks without favouring a positi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .text import content_terms, split_sentences, tfidf_matrix, tokens
+from .text import MEMO_CHARS, content_terms, split_sentences, tfidf_matrix, tokens
 
 STATED_WEIGHT, NUMBER_WEIGHT, IMPLICIT_WEIGHT = 1.0, 1.0, 0.5
 SHARED_LINE_WEIGHT = 0.5  # a line naming this option among others counts at this share (split over them)
@@ -56,6 +57,7 @@ def naming_options(choices: list[str]) -> bool:
     return all(shapes) and len({m.group(1).lower() for m in shapes}) == 1 and len(set(choices)) == len(choices)
 
 
+@functools.lru_cache(maxsize=1024)
 def _mention(label: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(label)}(?![\w])", re.IGNORECASE)
 
@@ -70,6 +72,15 @@ def asks_for_odd_one(question: str) -> bool:
 
 def cue_score(text: str) -> float:
     """Deviation words minus typicality words; a negation just before a word flips it."""
+    return _line_cue_score(text) if len(text) <= MEMO_CHARS else _cue_score(text)
+
+
+@functools.lru_cache(maxsize=262_144)  # a memory's lines are read again for every question on its sessions
+def _line_cue_score(text: str) -> float:
+    return _cue_score(text)
+
+
+def _cue_score(text: str) -> float:
     low = text.lower()
     words = tokens(low)
     score = 0.0
@@ -101,11 +112,11 @@ class Anchors:
 
 def anchor_lines(context: str, labels: list[str]) -> Anchors:
     """What the context says about each option's name (see the module docstring)."""
-    patterns = [_mention(label) for label in labels]
+    patterns = [(label.lower() if label.isascii() else None, _mention(label)) for label in labels]
     found = Anchors([[] for _ in labels], [[] for _ in labels], [[] for _ in labels])
     heading, block, level = "", None, ""  # the last non-list line; the option whose heading we are under, its marker
     for line in _units(context, patterns):
-        named = [k for k, p in enumerate(patterns) if p.search(line)]
+        named = _named(line, patterns)
         is_item = bool(_LIST_ITEM.match(line))
         marker = _HEADING.match(line)
         if block is not None and (marker and _closes(marker.group(1), level) or level == ":" and not is_item):
@@ -129,13 +140,22 @@ def anchor_lines(context: str, labels: list[str]) -> Anchors:
     return found
 
 
-def _units(context: str, patterns: list[re.Pattern[str]]) -> list[str]:
+def _named(line: str, patterns: list[tuple[str | None, re.Pattern[str]]]) -> list[int]:
+    """The options a line names. An ASCII label absent from an ASCII line's lowercase text cannot match (a
+    substring test, far cheaper than the search); other lines are searched as they are."""
+    if line.isascii():
+        low = line.lower()
+        return [k for k, (plain, p) in enumerate(patterns) if (plain is None or plain in low) and p.search(line)]
+    return [k for k, (_, p) in enumerate(patterns) if p.search(line)]
+
+
+def _units(context: str, patterns: list[tuple[str | None, re.Pattern[str]]]) -> list[str]:
     """The context's lines; a line naming several options is read sentence by sentence (a narrative paragraph)."""
     out = []
     for line in context.splitlines():
         if not line.strip():
             continue
-        if sum(bool(p.search(line)) for p in patterns) > 1:
+        if len(_named(line, patterns)) > 1:
             out.extend(split_sentences(line) or [line])
         else:
             out.append(line)
@@ -186,7 +206,10 @@ def _implicit_part(body: list[list[str]], labels: list[str]) -> np.ndarray:
 
 def comparison_parts(question: str, labels: list[str], context: str) -> dict[str, np.ndarray]:
     """Per option, each part of the evidence that it is the odd one out (before polarity and weights)."""
-    found = anchor_lines(context, labels)
+    return _parts(anchor_lines(context, labels), labels)
+
+
+def _parts(found: Anchors, labels: list[str]) -> dict[str, np.ndarray]:
     stated = np.array([sum(cue_score(line) for line in own) + sum(w * cue_score(line) for line, w in shared)
                        for own, shared in zip(found.own, found.shared, strict=True)], dtype=float)
     return {"stated": _centred(stated), "numbers": _centred(_numbers_part(found.own)),
@@ -197,11 +220,11 @@ def comparison_evidence(question: str, labels: list[str], context: str
                         ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     """({part: weighted per-option value, signed by the question's polarity}, each option's anchor lines): the
     reader's evidence for naming options, summed by `comparison_scores`."""
-    parts = comparison_parts(question, labels, context)
+    found = anchor_lines(context, labels)
+    parts = _parts(found, labels)
     sign = 1.0 if asks_for_odd_one(question) else -1.0
     weights = {"stated": STATED_WEIGHT, "numbers": NUMBER_WEIGHT, "implicit": IMPLICIT_WEIGHT}
-    lines = anchor_lines(context, labels).own
-    support = [sorted(own, key=lambda line: -abs(cue_score(line)))[:3] for own in lines]
+    support = [sorted(own, key=lambda line: -abs(cue_score(line)))[:3] for own in found.own]
     return {name: sign * weights[name] * values for name, values in parts.items()}, support
 
 

@@ -62,10 +62,9 @@ def memoised(model: Hashable, compute: Callable[[list[str]], np.ndarray], texts:
                 found[(model, text)] = _memo[(model, text)] = row
             while len(_memo) > MEMO_SIZE:
                 _memo.popitem(last=False)
-    out = np.zeros((len(texts), dim), dtype=np.float32)
-    for i, k in enumerate(keys):
-        out[i] = found[k]
-    return out
+    if not keys:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
 
 def embed_with(embedder: str, texts: list[str], *, dim: int = 256, seed: int = 0) -> np.ndarray:

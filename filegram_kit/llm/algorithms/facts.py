@@ -11,6 +11,7 @@ keep the most specific one, the earliest on ties; the top max_facts come back in
 
 from __future__ import annotations
 
+import functools
 import re
 
 from filegram_kit.llm.algorithms.text import STOPWORDS, content_terms, jaccard, numbers, split_sentences, word_count
@@ -45,6 +46,7 @@ def entities(statement: str) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=65_536)  # the same sentences are scored for every memory that holds them
 def specificity(statement: str) -> float:
     """Weighted count of the checkable items in a statement: numbers, dates, named entities."""
     n_dates = len(_DATE.findall(statement))

@@ -48,16 +48,27 @@ def _terms(text: str, *, keep_numbers: bool) -> frozenset[str]:
     return terms if keep_numbers else terms - {stem(n) for n in numbers(text)} - set(numbers(text))
 
 
+def _closest(fact: str, memories: list[dict]) -> tuple[float, float, int] | None:
+    """(subject overlap, fact overlap, index) of the memory sharing most terms with `fact` (numbers aside), ties
+    broken by the overlap with numbers, then the earliest; the second overlap is only computed for the tied."""
+    if not memories:
+        return None
+    bare = _terms(fact, keep_numbers=False)
+    subject = [jaccard(bare, _terms(m["text"], keep_numbers=False)) for m in memories]
+    top = max(subject)
+    full = _terms(fact, keep_numbers=True)
+    tied = {k: jaccard(full, _terms(memories[k]["text"], keep_numbers=True)) for k, s in enumerate(subject) if s == top}
+    k = max(tied, key=lambda k: (tied[k], -k))
+    return top, tied[k], k
+
+
 def decide_updates(facts: list[str], existing: list[dict]) -> list[dict]:
     """mem0's events for new facts against existing memories [{id, text}]: ADD (new id), UPDATE, DELETE, NONE."""
     memories = [{"id": str(m["id"]), "text": str(m["text"])} for m in existing]
     next_id = max((int(m["id"]) for m in memories if m["id"].isdigit()), default=-1) + 1
     events = []
     for fact in facts:
-        bare, full = _terms(fact, keep_numbers=False), _terms(fact, keep_numbers=True)
-        scored = [(jaccard(bare, _terms(m["text"], keep_numbers=False)),
-                   jaccard(full, _terms(m["text"], keep_numbers=True)), k) for k, m in enumerate(memories)]
-        best = max(scored, default=None, key=lambda s: (s[0], s[1], -s[2]))
+        best = _closest(fact, memories)
         negates = best is not None and bool(NEGATION.search(fact)) and not NEGATION.search(memories[best[2]]["text"])
         if best and best[1] >= SAME_FACT:
             events.append({"id": memories[best[2]]["id"], "text": memories[best[2]]["text"], "event": "NONE"})

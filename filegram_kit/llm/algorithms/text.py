@@ -23,6 +23,7 @@ _NUMBER = re.compile(r"(?<![\w.])([$€£¥]?)(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d])
 _LEADING_MARK = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SENT_BREAK = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9$€£¥])|(?<=[。！？!?])")
+_WORD = re.compile(r"[^\W_]+(?:['’.,-][^\W_]+)*")
 _ABBREVIATIONS = frozenset("mr mrs ms dr prof inc ltd co corp vs e.g i.e etc st no fig approx".split())
 
 STOPWORDS = frozenset("""
@@ -100,6 +101,18 @@ def same_quantity(a: tuple[str, str], b: tuple[str, str]) -> bool:
 
 def tokens(text: str) -> list[str]:
     """Lowercased word tokens; numbers canonical; CJK runs as character bigrams (a single char stays)."""
+    return list(_line_tokens(text) if len(text) <= MEMO_CHARS else _tokens(text))
+
+
+MEMO_CHARS = 2_000  # texts up to this length (lines, options) are memoised; whole contexts are not kept
+
+
+@functools.lru_cache(maxsize=262_144)  # context lines and options are tokenized again for every question
+def _line_tokens(text: str) -> tuple[str, ...]:
+    return _tokens(text)
+
+
+def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in _TOKEN.findall(text):
         if _CJK_RUN.fullmatch(tok):
@@ -109,9 +122,10 @@ def tokens(text: str) -> list[str]:
             out.extend(canonical_number(p) for p in parts)
         else:
             out.append(tok.lower().replace("’", "'"))
-    return out
+    return tuple(out)
 
 
+@functools.lru_cache(maxsize=65_536)  # a vocabulary, stemmed millions of times
 def stem(word: str) -> str:
     """A light suffix stripper (plural, -ing, -ed): enough for 'reports' to match 'report'."""
     if not word.isascii() or not word.isalpha() or len(word) <= 3:
@@ -139,8 +153,17 @@ def _content_terms(text: str) -> tuple[str, ...]:
 
 def word_count(text: str) -> int:
     """Words as a word processor counts them: Latin/number tokens plus one per CJK character."""
+    return _line_word_count(text) if len(text) <= MEMO_CHARS else _word_count(text)
+
+
+@functools.lru_cache(maxsize=262_144)  # the same lines are counted by every memory that stores them
+def _line_word_count(text: str) -> int:
+    return _word_count(text)
+
+
+def _word_count(text: str) -> int:
     cjk = sum(len(run) for run in _CJK_RUN.findall(text))
-    return len(re.findall(r"[^\W_]+(?:['’.,-][^\W_]+)*", _CJK_RUN.sub(" ", text))) + cjk
+    return len(_WORD.findall(_CJK_RUN.sub(" ", text))) + cjk
 
 
 def is_cjk(text: str) -> bool:

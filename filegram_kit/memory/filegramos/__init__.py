@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ...cleaning import clean
 from ...drift import DETECTORS
 from ...habit import habit_drift
 from ...schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
+from ..serialize import cleaned
 from ..stages import metered_ingest
 from .calibration import Calibration, load_calibration
 from .channels import MAX_CHUNKS, consolidate
@@ -81,9 +81,9 @@ class FileGramOS(MemorySystem):
     def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> FileGramOS:
         items = check_no_ground_truth(trajs)
         self.user_ = one_user(items)
-        cleaned = clean(items).trajectories
+        sessions = cleaned(items)
         with metered_ingest(self, backend):
-            self.engrams_ = encode(cleaned, backend, progress=self.progress)
+            self.engrams_ = encode(sessions, backend, progress=self.progress)
             self.parse_failures_ = sum(e.parse_failures for e in self.engrams_)
             habit = None if self.detector == "fingerprint" else habit_drift(items, tau=self.tau)
             procedural, semantic, episodic = consolidate(self.engrams_, self._calibration(), backend, tau=self.tau,
