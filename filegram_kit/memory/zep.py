@@ -69,9 +69,10 @@ class Zep(MemorySystem):
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.graph_, self.edges_, self.parse_failures_ = nx.MultiDiGraph(), [], 0
+            by_key: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (subject, relation) -> its edges, in order
             for session in session_actions(cleaned):
                 for triple in self._triples(session, backend):
-                    self._add(triple, session.label, backend)
+                    self._add(triple, session.label, backend, by_key)
             if self.search == "hybrid":
                 self.embeddings_ = embed_documents(backend, [fact_text(e) for e in self.edges_])
         self.ingested_ = True
@@ -94,11 +95,14 @@ class Zep(MemorySystem):
                              {"batch_chars": self.batch_chars, "min": self.min_triples, "max": self.max_triples},
                              compute, memory=self)
 
-    def _add(self, triple: dict[str, Any], session: str, backend: Any) -> None:
+    def _add(self, triple: dict[str, Any], session: str, backend: Any,
+             by_key: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+        """Add an edge; the latest still-valid edges of its subject and relation are the contradiction candidates
+        (`by_key` lists the edges per (subject, relation), so the check does not rescan every edge)."""
         edge = {**triple, "valid_from": f"session {session} {triple['at']}", "invalid_at": None,
                 "step": len(self.edges_)}
-        candidates = [e for e in reversed(self.edges_) if e["invalid_at"] is None and e["subject"] == edge["subject"]
-                      and e["relation"] == edge["relation"]][:CANDIDATES]
+        same = by_key.setdefault((edge["subject"], edge["relation"]), [])
+        candidates = [e for e in reversed(same) if e["invalid_at"] is None][:CANDIDATES]
         if candidates:
             shown = [{k: e[k] for k in ("subject", "relation", "object", "kind")} for e in candidates]
             fact = {k: edge[k] for k in ("subject", "relation", "object", "kind")}
@@ -107,6 +111,7 @@ class Zep(MemorySystem):
                 self.graph_.edges[candidates[k]["subject"], candidates[k]["object"], candidates[k]["step"]][
                     "invalid_at"] = edge["valid_from"]
         self.edges_.append(edge)
+        same.append(edge)
         self.graph_.add_edge(edge["subject"], edge["object"], key=edge["step"], **{k: v for k, v in edge.items()
                                                                                   if k not in ("subject", "object")})
 

@@ -179,11 +179,11 @@ def answer_mcq(question: str, choices: list[str], context: str, *,
 
 def answer_open(question: str, context: str, max_words: int = 60, *, embedder: str = DEFAULT_EMBEDDER) -> str:
     """The context sentences that best answer the question (BM25 + embedding cosine), within max_words, in order."""
-    sentences = split_sentences(context)
+    sentences, index, sentence_vectors, _ = _indexed(context, embedder)  # shared with answer_mcq's reading
     if not sentences:
         return ""
-    lexical = _unit(Bm25Index.of_texts(sentences).scores(content_terms(question)))
-    semantic = (_embed(sentences, embedder) @ _embed([question], embedder).T)[:, 0]
+    lexical = _unit(index.scores(content_terms(question)))
+    semantic = (sentence_vectors @ _embed([question], embedder).T)[:, 0]
     scores = np.round(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic, 9)
     best = float(scores.max())
     floor = OPEN_ANSWER_FLOOR * best if best > 0 else best  # only sentences nearly as relevant as the best
