@@ -60,8 +60,8 @@ def section(seconds: float, rows: int, stats: pstats.Stats, limit: int) -> str:
              "| part | seconds | share |", "|---|---:|---:|"]
     lines += [f"| {label} | {cumulative.get(key, 0.0):.1f} | {100 * cumulative.get(key, 0.0) / total:.0f}% |"
               for key, label in PHASES.items()]
-    ingests = sorted(((v[3], _short(f)) for (f, _, fn), v in table.items()
-                      if fn == "ingest" and _short(f).startswith("memory/")), reverse=True)
+    ingests = sorted(((v[3], f"{_short(f)}:{line}") for (f, line, fn), v in table.items()
+                      if fn == "ingest" and _short(f).startswith("memory/")), reverse=True)  # context.py: 2 classes
     lines += ["", "Each memory's ingest (all its input sets):", "", "| memory | seconds |", "|---|---:|",
               *(f"| {where} | {t:.1f} |" for t, where in ingests)]
     own = sorted(((v[2], v[1], f"{_short(f)}:{line} {fn}") for (f, line, fn), v in table.items()), reverse=True)
