@@ -74,7 +74,8 @@ def test_unchanged_steps_are_skipped_and_a_touched_output_is_rewritten(tmp_path)
         for file, sha in step["files"].items():
             assert hashlib.sha256((tmp_path / file).read_bytes()).hexdigest() == sha
         assert step["key"] == provenance.step_key(step["inputs"])
-    assert {"git_sha", "versions", "settings", "backend", "corpus", "seconds"} <= set(manifest)
+    assert {"git_sha", "versions", "settings", "backend", "corpus", "seconds", "wall_seconds"} <= set(manifest)
+    assert manifest["wall_seconds"] >= 0
 
 
 def test_quick_personas_show_every_tier_of_every_dimension():
@@ -99,6 +100,7 @@ def test_committed_manifest_is_complete(committed):
     assert committed["corpus"]["seed"] == 0 and committed["corpus"]["style_pack"] == "A"
     assert set(committed["steps"]) == set(ARTIFACTS), "run `make reproduce`: MANIFEST.json lacks steps"
     assert all(step.get("seconds") is not None for step in committed["steps"].values())
+    assert committed.get("wall_seconds") is not None, "run `make reproduce`: MANIFEST.json lacks the wall time"
 
 
 @pytest.mark.parametrize("name", list(ARTIFACTS))

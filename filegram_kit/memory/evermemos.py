@@ -33,7 +33,7 @@ from .base import Context, MemorySystem
 from .rag import embed_documents
 from .records import attempt, check_positive, cite, overlap, session_actions
 from .serialize import prepare
-from .stages import metered_ingest, session_stage
+from .stages import in_session, metered_ingest, session_stage
 
 TRAIT_PARTS = (("consumption", "production", "organisation", "iteration"),
                ("work rhythm/curation", "cross-modal", "naming", "versioning"))
@@ -122,7 +122,8 @@ class EverMemOS(MemorySystem):
                                    tuple(traits), forced))
             return out
         params = {k: v for k, v in self.params().items() if k in ("check_every", "force_at", "min_confidence")}
-        return session_stage("evermemos.cells", session.trajectory, backend, params, compute, memory=self)
+        return in_session(session_stage("evermemos.cells", session.trajectory, backend, params, compute,
+                                        memory=self), session.label)
 
     # -- per memory --------------------------------------------------------------------------------------
     def _cluster(self, backend: Any) -> list[list[int]]:

@@ -26,7 +26,7 @@ from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .records import attempt, char_batches, check_positive, cite, overlap, session_actions
 from .serialize import prepare
-from .stages import metered_ingest, session_stage
+from .stages import in_session, metered_ingest, session_stage
 
 CELL_TYPES = ("behavioral_pattern", "preference", "fact")
 
@@ -99,7 +99,8 @@ class MemOS(MemorySystem):
                                     float(c["confidence"]), cite(ids, c.get("sources")), session.label))
             return out
         params = {"batch_chars": self.batch_chars, "min": self.min_cells, "max": self.max_cells}
-        return session_stage("memos.cells", session.trajectory, backend, params, compute, memory=self)
+        return in_session(session_stage("memos.cells", session.trajectory, backend, params, compute, memory=self),
+                          session.label)
 
     def shown(self) -> dict[str, list[Cell]]:
         """The per_type most confident cells of each type (ties: earlier first)."""

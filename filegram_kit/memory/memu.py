@@ -28,7 +28,7 @@ from .base import Context, MemorySystem
 from .rag import embed_documents, nearest
 from .records import Record, attempt, check_positive, cite, session_actions, windows
 from .serialize import prepare
-from .stages import metered_ingest, session_stage
+from .stages import in_session, metered_ingest, session_stage
 
 ITEM_TYPES = ("reading_habit", "writing_style", "organization", "iteration", "workflow", "cross_modal")
 CATEGORIES = ("reading_behavior", "writing_style", "organization_habits", "iteration_patterns", "workflow_rhythm",
@@ -98,7 +98,8 @@ class MemU(MemorySystem):
                     out.append(Record(str(raw["content"]).strip(), cite(ids, raw.get("sources")), session.label,
                                       str(raw["type"]), float(raw["importance"])))
             return out
-        return session_stage("memu.items", session.trajectory, backend, {"batch": self.batch}, compute, memory=self)
+        return in_session(session_stage("memu.items", session.trajectory, backend, {"batch": self.batch}, compute,
+                                        memory=self), session.label)
 
     # -- query -------------------------------------------------------------------------------------------
     def _all(self) -> Context:

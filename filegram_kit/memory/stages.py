@@ -5,6 +5,7 @@ sessions per item seed), so work that depends on one session alone (its summary,
 its batches, its triples) is computed once per process and remembered:
 
     entries = session_stage("simplemem.windows", traj, backend, {"window": 30}, lambda: extract(traj))
+    cells = in_session(session_stage("memos.cells", ...), session.label)   # records that name their session
 
 The key is the stage's name and parameters, the backend's identity and a digest of the session's
 events (ids, types, times, fields), never the trajectory id alone. A remembered value also
@@ -26,12 +27,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, TypeVar
 
 from ..llm.base import CallCost
 from ..schema import Trajectory
 from .base import by_identity
 
+T = TypeVar("T")
 STAGE_MEMO_SIZE = 8192  # remembered (stage, session) values per process, least recently used dropped
 _memo: OrderedDict[str, tuple[Any, dict[str, int], int]] = OrderedDict()
 _lock = threading.Lock()
@@ -74,6 +77,15 @@ def session_stage(stage: str, traj: Trajectory, backend: Any, params: Mapping[st
         while len(_memo) > STAGE_MEMO_SIZE:
             _memo.popitem(last=False)
     return value
+
+
+def in_session(records: list[T], label: str) -> list[T]:
+    """A remembered stage's records under this input set's label for their session. The memo keys on the
+    session's events, not on the label the harness gave it this time ("Session 3" here, "Session 5" in the
+    next input set), so a stage whose records name their session (a `session` field) passes them through
+    this on the way out; the label they were computed with would otherwise depend on which input set a
+    worker happened to ingest first."""
+    return [r if r.session == label else replace(r, session=label) for r in records]
 
 
 def clear_stages() -> None:

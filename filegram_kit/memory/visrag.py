@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
 from .records import check_positive
 from .serialize import prepare, serialize_sessions, session_labels, session_name
-from .stages import metered_ingest, session_stage
+from .stages import in_session, metered_ingest, session_stage
 
 PAGE_WIDTH, COLUMNS, LINE_HEIGHT, MARGIN = 800, 105, 14, 12
 PAGE_MODES = ("auto", "image", "text")
@@ -127,7 +127,7 @@ class VisRAG(MemorySystem):
         params = {"min_chars": self.min_chars, "lines": self.page_lines}
         pages = session_stage("visrag.pages", traj, backend, params, lambda: created_pages(
             traj, label, min_chars=self.min_chars, page_lines=self.page_lines))
-        return [p if p.session == label else replace(p, session=label) for p in pages]
+        return in_session(pages, label)
 
     def _unit(self, k: int) -> tuple[str, str, tuple[str, ...]]:
         """(heading, text, event ids) of row k: a chunk, or a page after the chunks."""
