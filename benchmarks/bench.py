@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 import polars as pl
+from markdown_section import write_section  # benchmarks/markdown_section.py (scripts run from this folder)
 
-from filegram_kit import atomic
 from filegram_kit.bench.audit import audit_per_seed
 from filegram_kit.bench.controls import evaluate_controls
 from filegram_kit.bench.facts import corpus_facts
@@ -40,7 +40,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="item seeds (default: 0)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--executor", choices=("thread", "process"), default="process")
-    parser.add_argument("--append", type=Path, metavar="FILE", help="also append the section to FILE")
+    parser.add_argument("--append", type=Path, metavar="FILE", help="also write the section into FILE "
+                        "(replacing an earlier one)")
     args = parser.parse_args()
     seeds = tuple(args.seeds)
     corpus = args.corpus or default_corpus(progress=False)
@@ -80,8 +81,8 @@ def main() -> None:
     for row in sorted(per_method.iter_rows(named=True), key=lambda r: order.get(r["method"], len(order))):
         lines.append(f"| {row['method']} | {row['ingest_s']:.1f} | {row['latency_s']:.1f} | {row['len']} |")
     print("\n".join(lines))
-    if args.append:
-        atomic.append_text(args.append, "\n" + "\n".join(lines) + "\n")
+    if args.append:  # replaces an earlier copy of the section (nothing in it is typed by hand)
+        write_section(args.append, lines[0], "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
