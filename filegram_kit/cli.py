@@ -215,7 +215,7 @@ def _visual_corpus(args: argparse.Namespace) -> int:
         args.source = default_corpus()
     out = args.out or args.source.with_name(f"{args.source.name}_visual")
     items = visual_grounding_items(args.source, seed=args.seed)
-    report = build_visual_setting(args.source, out, items)
+    report = build_visual_setting(args.source, out, items, workers=args.workers)
     print(f"{out}: the first halves of {report['sessions']} sessions (Visual Grounding, item seed {args.seed}) "
           f"replayed as screen recordings and read back by OCR: {report['exact']} of {report['frames']} frames "
           f"captioned exactly, {report['captions_dropped']} unusable")

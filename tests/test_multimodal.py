@@ -82,6 +82,20 @@ def test_a_page_image_carries_no_text_of_its_own_only_ocr_recovers_it():
     assert b"Jakarta" not in data
 
 
+def test_ocr_reads_each_image_on_its_own_whatever_the_batch_and_repeats_once(monkeypatch):
+    from filegram_kit.multimodal import parse
+
+    pages = [render_section(PROSE, "page.png"), render_section(TABLE, "chart.png")]
+    alone = [parse.ocr([page])[0] for page in pages]
+    assert "jakarta" in alone[0].lower() and "north" in alone[1].lower()
+    assert parse.ocr(pages[::-1]) == alone[::-1]  # a page's text does not depend on its neighbours
+    read: list[int] = []
+    real = parse._tesseract
+    monkeypatch.setattr(parse, "_tesseract", lambda images: read.append(len(images)) or real(images))
+    assert parse.ocr([pages[0], pages[1], pages[0], pages[0]]) == [alone[0], alone[1], alone[0], alone[0]]
+    assert read == [2]  # one process, each distinct image once
+
+
 def test_a_sheet_keeps_the_grid_and_the_notes_and_a_chart_its_labels():
     sheet = _parsed(TABLE, "xlsx")
     assert "North,12" in sheet and "South,30" in sheet and "Intro line about the regions." in sheet

@@ -137,6 +137,23 @@ def test_the_rubric_judge_separates_the_reference_from_wrong_and_echoed_answers(
 
 
 @needs_ocr
+def test_the_visual_setting_built_by_workers_and_resumed_is_the_serial_build_byte_for_byte(corpus, tmp_path):
+    items = [i for seed in (0, 1) for i in visual_grounding_items(corpus, seed=seed)]
+    serial = build_visual_setting(corpus, tmp_path / "serial", items, workers=1)
+    build_visual_setting(corpus, tmp_path / "parallel", items[:3], workers=2)  # a first part, then the rest
+    parallel = build_visual_setting(corpus, tmp_path / "parallel", items, workers=2)
+    sessions = len({i.input_trajectories[0] for i in items})
+    assert serial["sessions"] == sessions > parallel["sessions"] > 0
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+                if p.is_file()}
+
+    assert files(tmp_path / "serial") == files(tmp_path / "parallel")
+    assert not list((tmp_path / "parallel" / "signal").glob(".*"))  # no staging folder left behind
+
+
+@needs_ocr
 def test_the_visual_setting_is_what_the_screen_showed_and_methods_answer_from_it(corpus, tmp_path):
     items = visual_grounding_items(corpus, seed=0)[:2]
     report = build_visual_setting(corpus, tmp_path / "visual", items)

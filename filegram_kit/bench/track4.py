@@ -69,7 +69,7 @@ def _build(corpus: Path, setting: str, out: Path, items: list[Item], workers: in
     else:
         from .visual_grounding import build_visual_setting
 
-        build_visual_setting(corpus, out, items)
+        build_visual_setting(corpus, out, items, workers=workers, progress=progress)
 
 
 def setting_corpus(corpus: str | Path, setting: str, items: list[Item], *, out: str | Path | None = None,

@@ -41,9 +41,17 @@ def tokens(text: str) -> Counter:
 
 
 def ocr(images: Sequence[bytes]) -> list[str]:
-    """tesseract's text of each PNG, in order (one process for the batch, `--psm 6`: a block of text)."""
+    """tesseract's text of each PNG, in order (one process for the batch, `--psm 6`: a block of text).
+    Identical images are read once: tesseract's LSTM reads each page on its own, so a page's text does not
+    depend on the batch around it (tests/test_multimodal.py checks this)."""
     if not images:
         return []
+    distinct = list(dict.fromkeys(images))
+    texts = dict(zip(distinct, _tesseract(distinct), strict=True))
+    return [texts[data] for data in images]
+
+
+def _tesseract(images: Sequence[bytes]) -> list[str]:
     if shutil.which("tesseract") is None:
         raise ParseError("image parsing needs tesseract: `apt-get install tesseract-ocr` (or `make setup`)")
     with tempfile.TemporaryDirectory(prefix="filegram-ocr-") as tmp:

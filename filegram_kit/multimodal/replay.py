@@ -172,13 +172,20 @@ def _status_png(frame: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def status_pngs(video: bytes) -> list[bytes]:
+    """Each frame's status bar as the PNG the OCR captioner reads."""
+    return [_status_png(f) for f in video_frames(video)]
+
+
+def read_status(text: str) -> tuple[str, str] | None:
+    """(action, target) in the OCR text of a status bar; None where nothing legible was found."""
+    match = _STATUS.search(" ".join(text.split()))
+    return (match.group(1), re.sub(r"[\s;:,|.]+$", "", match.group(2))) if match else None
+
+
 def caption_frames(frames: list[np.ndarray]) -> list[tuple[str, str] | None]:
     """(action, target) read off each frame's status bar by OCR; None where nothing legible was found."""
-    out: list[tuple[str, str] | None] = []
-    for text in ocr([_status_png(f) for f in frames]):
-        match = _STATUS.search(" ".join(text.split()))
-        out.append((match.group(1), re.sub(r"[\s;:,|.]+$", "", match.group(2))) if match else None)
-    return out
+    return [read_status(text) for text in ocr([_status_png(f) for f in frames])]
 
 
 def caption_video(video: bytes) -> list[tuple[str, str] | None]:
