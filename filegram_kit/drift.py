@@ -56,8 +56,9 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
                 judge: bool = True) -> pl.DataFrame:
     """Per session: deviation, flag, task-adjusted deviation, judge label and rationale, top-3 shifted features.
 
-    `fp` is a fingerprint frame (`fingerprints(...)`); `backend` answers the judge (default offline);
-    judge=False skips the judge (labels stay null). Unflagged sessions are not judged.
+    `fp` is a fingerprint frame (`fingerprints(...)`), or one already through `zscores(fp, by=by)` (its z_<key>
+    columns are used as they are); `backend` answers the judge (default offline); judge=False skips the judge
+    (labels stay null). Unflagged sessions are not judged.
     """
     if backend is None and judge:
         from .llm import get_backend
@@ -65,7 +66,7 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
         backend = get_backend("offline")
     if fp.is_empty():
         return pl.DataFrame(schema=DRIFT_SCHEMA)
-    scored = zscores(fp, by=by)
+    scored = fp if all(f"z_{f}" in fp.columns for f in FEATURES) else zscores(fp, by=by)
     dev = deviations(scored, by=by, tau=tau)
     z = scored.select("trajectory_id", "task_id", by, *[f"z_{f}" for f in FEATURES])
     rows = []

@@ -140,7 +140,7 @@ def recaption_visual_setting(visual: str | Path, out: str | Path, backend: Any, 
         replay = json.loads((media / "replay.json").read_text(encoding="utf-8"))
         captions = caption_with_backend((media / "replay.mp4").read_bytes(), backend, frames=len(replay["frames"]),
                                         session=tid)
-        dest, dropped = _captioned_session(tid, captions, out, _start_ms(visual, info, tid))
+        dest, dropped = _captioned_session(tid, captions, out / "signal", _start_ms(visual, info, tid))
         (dest / "media").mkdir(exist_ok=True)
         shutil.copyfile(media / "replay.mp4", dest / "media" / "replay.mp4")
         atomic.write_json(dest / "media" / "replay.json", {**replay, "captions": captions, "captioner": captioner})

@@ -43,9 +43,14 @@ def session_summary(text: str, *, min_words: int = 200, max_words: int = 400) ->
 
 
 @functools.lru_cache(maxsize=65_536)  # memories are compared with every new fact
-def _terms(text: str, *, keep_numbers: bool) -> frozenset[str]:
-    terms = frozenset(content_terms(text))
-    return terms if keep_numbers else terms - {stem(n) for n in numbers(text)} - set(numbers(text))
+def _full_terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _bare_terms(text: str) -> frozenset[str]:
+    """The content terms without the numbers (what a fact is about, whatever figure it states)."""
+    return _full_terms(text) - {stem(n) for n in numbers(text)} - set(numbers(text))
 
 
 def _closest(fact: str, memories: list[dict]) -> tuple[float, float, int] | None:
@@ -53,11 +58,11 @@ def _closest(fact: str, memories: list[dict]) -> tuple[float, float, int] | None
     broken by the overlap with numbers, then the earliest; the second overlap is only computed for the tied."""
     if not memories:
         return None
-    bare = _terms(fact, keep_numbers=False)
-    subject = [jaccard(bare, _terms(m["text"], keep_numbers=False)) for m in memories]
+    bare = _bare_terms(fact)
+    subject = [jaccard(bare, _bare_terms(m["text"])) for m in memories]
     top = max(subject)
-    full = _terms(fact, keep_numbers=True)
-    tied = {k: jaccard(full, _terms(memories[k]["text"], keep_numbers=True)) for k, s in enumerate(subject) if s == top}
+    full = _full_terms(fact)
+    tied = {k: jaccard(full, _full_terms(memories[k]["text"])) for k, s in enumerate(subject) if s == top}
     k = max(tied, key=lambda k: (tied[k], -k))
     return top, tied[k], k
 

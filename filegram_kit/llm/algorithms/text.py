@@ -171,7 +171,10 @@ def is_cjk(text: str) -> bool:
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
+    if not (a or b):
+        return 1.0
+    shared = len(a & b)  # |a | b| from the sizes: no union set is built (mem0 compares every fact with every memory)
+    return shared / (len(a) + len(b) - shared)
 
 
 def tfidf_matrix(docs: list[list[str]]) -> np.ndarray:

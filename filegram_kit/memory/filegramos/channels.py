@@ -141,9 +141,11 @@ def cluster_episodes(vectors: np.ndarray, threshold: float = EPISODE_DISTANCE) -
 
 
 def _z_matrix(fp: pl.DataFrame) -> np.ndarray:
-    """Sessions x features, z-scored against the user's own sessions."""
-    z = zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user").select([f"z_{f}" for f in FEATURES])
-    return z.to_numpy().astype(float)
+    """Sessions x features, z-scored against the user's own sessions (`fp`: one user's sessions; its z_<key>
+    columns are used when it has them)."""
+    if not all(f"z_{f}" in fp.columns for f in FEATURES):
+        fp = zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user")
+    return fp.select([f"z_{f}" for f in FEATURES]).to_numpy().astype(float)
 
 
 def cluster_sessions(mat: np.ndarray, sessions: list[str], seed: int = 0) -> tuple[dict[str, int], list[str]]:
@@ -183,11 +185,12 @@ def consolidate(engrams: list[Engram], calibration: Calibration, backend: Any, *
     """The three channels of one user's memory, plus the per-session drift frame (`habit`: the habit model's
     verdicts, `habit.habit_drift`, used as `detector` says: `drift.with_habit`)."""
     fp = procedural_frame(engrams).with_columns(pl.lit("user").alias("profile_id"))
+    scored = zscores(fp, by="profile_id")  # one user: the z-scores drift and the session clusters both read
     habit_only = habit is not None and detector == "habit"  # its frame drops the judge's labels: do not ask
-    drift = drift_frame(fp, backend=backend, tau=tau, judge=not habit_only)
+    drift = drift_frame(scored, backend=backend, tau=tau, judge=not habit_only)
     if habit is not None and detector != "fingerprint":
         drift = with_habit(drift, habit, detector)
     drift = drift.join(fp.select("trajectory_id", "session"), on="trajectory_id", how="left")
     flagged = set(drift.filter(pl.col("flagged"))["trajectory_id"])
     return (procedural_channel(fp, calibration), semantic_channel(engrams, flagged, backend, max_chunks),
-            episodic_channel(engrams, fp, drift, backend, seed))
+            episodic_channel(engrams, scored, drift, backend, seed))
