@@ -17,6 +17,7 @@ so a test persona's items never trained the model that answers them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,9 +58,10 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / max(1, len(a | b))
 
 
+@functools.lru_cache(maxsize=65_536)  # an item is designed once per fold it trains or tests
 def structure(choices: tuple[str, ...]) -> np.ndarray:
     """(n options, len(STRUCTURE)) structural features, each centred within the item: the key must not
-    be the option most like the others (a "centre"), the odd one out, the longest, ..."""
+    be the option most like the others (a "centre"), the odd one out, the longest, ... (read-only)"""
     words = [_words(c) for c in choices]
     sets = [set(w) for w in words]
     parts = [_segments(c) for c in choices]
@@ -74,7 +76,9 @@ def structure(choices: tuple[str, ...]) -> np.ndarray:
                      max((_common_run(words[i][::-1], words[j][::-1]) for j in others), default=0),
                      np.mean(seg), max(seg), min(seg)])
     out = np.asarray(rows, dtype=np.float64)
-    return out - out.mean(axis=0, keepdims=True)
+    out = out - out.mean(axis=0, keepdims=True)
+    out.setflags(write=False)
+    return out
 
 
 def _text_features(items: list[Item]) -> tuple[list[str], list[int]]:
@@ -108,7 +112,7 @@ def _design(items: list[Item], vectorizer, most: int) -> sparse.csr_matrix:
         n = len(item.choices)
         letters = np.eye(most)[:n] - 1.0 / n
         size = np.full((n, 1), float(n))
-        extra.append(np.hstack([structure(item.choices), letters, size - size.mean()]))
+        extra.append(np.hstack([structure(tuple(item.choices)), letters, size - size.mean()]))
     return sparse.hstack([centred, sparse.csr_matrix(np.vstack(extra))]).tocsr()
 
 

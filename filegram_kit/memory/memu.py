@@ -18,6 +18,7 @@ and the `top` nearest resources those items came from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ IMPORTANCE_OTHER = 0.3
 RETRIEVALS = ("all", "tiered")
 
 
+@functools.lru_cache(maxsize=65_536)  # the same resource lines recur in every input set of a persona
 def importance(text: str) -> float:
     """A resource's heuristic importance from its verb (reads gain 0.1 per earlier view, up to 0.7)."""
     action = parse_action(0, text)

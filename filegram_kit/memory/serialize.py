@@ -145,7 +145,20 @@ def _content_block(traj: Trajectory, index: int, event: Event, max_content_chars
 
 # -- trajectories ----------------------------------------------------------------------------------------
 def event_lines(traj: Trajectory, *, max_content_chars: int = -1) -> list[tuple[str, str]]:
-    """(text, event_id) per event, in order: the event's line, then its inlined content if any."""
+    """(text, event_id) per event, in order: the event's line, then its inlined content if any (made once per
+    trajectory object and cut: the memories of a benchmark serialise the same input objects)."""
+    made = _lines_made(traj)
+    if max_content_chars not in made:
+        made[max_content_chars] = tuple(_event_lines(traj, max_content_chars))
+    return list(made[max_content_chars])
+
+
+@by_identity
+def _lines_made(traj: Trajectory) -> dict[int, tuple[tuple[str, str], ...]]:
+    return {}
+
+
+def _event_lines(traj: Trajectory, max_content_chars: int) -> list[tuple[str, str]]:
     if not traj.events:
         return []
     start = traj.events[0].timestamp

@@ -112,11 +112,11 @@ class Anchors:
 
 def anchor_lines(context: str, labels: list[str]) -> Anchors:
     """What the context says about each option's name (see the module docstring)."""
-    patterns = [(label.lower() if label.isascii() else None, _mention(label)) for label in labels]
+    names = tuple(labels)
     found = Anchors([[] for _ in labels], [[] for _ in labels], [[] for _ in labels])
     heading, block, level = "", None, ""  # the last non-list line; the option whose heading we are under, its marker
-    for line in _units(context, patterns):
-        named = _named(line, patterns)
+    for line in _units(context, names):
+        named = _named(line, names)
         is_item = bool(_LIST_ITEM.match(line))
         marker = _HEADING.match(line)
         if block is not None and (marker and _closes(marker.group(1), level) or level == ":" and not is_item):
@@ -140,22 +140,24 @@ def anchor_lines(context: str, labels: list[str]) -> Anchors:
     return found
 
 
-def _named(line: str, patterns: list[tuple[str | None, re.Pattern[str]]]) -> list[int]:
+@functools.lru_cache(maxsize=262_144)  # a memory's lines are read again for every question naming its sessions
+def _named(line: str, labels: tuple[str, ...]) -> tuple[int, ...]:
     """The options a line names. An ASCII label absent from an ASCII line's lowercase text cannot match (a
     substring test, far cheaper than the search); other lines are searched as they are."""
     if line.isascii():
         low = line.lower()
-        return [k for k, (plain, p) in enumerate(patterns) if (plain is None or plain in low) and p.search(line)]
-    return [k for k, (_, p) in enumerate(patterns) if p.search(line)]
+        return tuple(k for k, label in enumerate(labels)
+                     if (not label.isascii() or label.lower() in low) and _mention(label).search(line))
+    return tuple(k for k, label in enumerate(labels) if _mention(label).search(line))
 
 
-def _units(context: str, patterns: list[tuple[str | None, re.Pattern[str]]]) -> list[str]:
+def _units(context: str, labels: tuple[str, ...]) -> list[str]:
     """The context's lines; a line naming several options is read sentence by sentence (a narrative paragraph)."""
     out = []
     for line in context.splitlines():
         if not line.strip():
             continue
-        if len(_named(line, patterns)) > 1:
+        if len(_named(line, labels)) > 1:
             out.extend(split_sentences(line) or [line])
         else:
             out.append(line)
@@ -206,7 +208,17 @@ def _implicit_part(body: list[list[str]], labels: list[str]) -> np.ndarray:
 
 def comparison_parts(question: str, labels: list[str], context: str) -> dict[str, np.ndarray]:
     """Per option, each part of the evidence that it is the odd one out (before polarity and weights)."""
-    return _parts(anchor_lines(context, labels), labels)
+    return dict(_read(context, tuple(labels))[1])
+
+
+@functools.lru_cache(maxsize=32)  # the questions on one memory's sessions share its context
+def _read(context: str, labels: tuple[str, ...]) -> tuple[Anchors, dict[str, np.ndarray]]:
+    """What the context says about each option (anchor lines) and the parts of the evidence (read-only arrays)."""
+    found = anchor_lines(context, list(labels))
+    parts = _parts(found, list(labels))
+    for values in parts.values():
+        values.setflags(write=False)
+    return found, parts
 
 
 def _parts(found: Anchors, labels: list[str]) -> dict[str, np.ndarray]:
@@ -220,8 +232,7 @@ def comparison_evidence(question: str, labels: list[str], context: str
                         ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     """({part: weighted per-option value, signed by the question's polarity}, each option's anchor lines): the
     reader's evidence for naming options, summed by `comparison_scores`."""
-    found = anchor_lines(context, labels)
-    parts = _parts(found, labels)
+    found, parts = _read(context, tuple(labels))
     sign = 1.0 if asks_for_odd_one(question) else -1.0
     weights = {"stated": STATED_WEIGHT, "numbers": NUMBER_WEIGHT, "implicit": IMPLICIT_WEIGHT}
     support = [sorted(own, key=lambda line: -abs(cue_score(line)))[:3] for own in found.own]

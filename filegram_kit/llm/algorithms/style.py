@@ -18,6 +18,7 @@ with the thresholds below.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -44,6 +45,7 @@ FORMAL_MIN, CASUAL_MAX = 0.65, 0.4
 ZH_MIN_SHARE = 0.2
 
 
+@functools.lru_cache(maxsize=65_536)  # a vocabulary, counted again for every text that uses it
 def syllables(word: str) -> int:
     """Vowel groups of an English word, a silent final e not counted (the usual readability estimate)."""
     w = word.lower()
