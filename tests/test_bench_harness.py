@@ -489,3 +489,19 @@ def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_i
     assert run_items(tiny, ["no_context"], (0,), settings, **run) is rows and len(evaluated) == 1
     run_items(tiny, ["no_context"], (0,), replace(settings, limit=1), **run)
     assert len(evaluated) == 2  # other settings: computed (here: read back from the folder)
+
+
+def test_process_batches_are_one_per_persona_the_largest_first():
+    from filegram_kit.bench.harness import Group, resolve_methods
+    from filegram_kit.bench.parallel import batches
+
+    method = resolve_methods(["no_context"])[0]
+
+    def group(persona: str, n: int) -> Group:
+        return Group(method, (persona,), [Item(f"{persona}_{k}", "T1", "s", "c", "procedural", persona, (), "q",
+                                               ("a", "b"), "A") for k in range(n)])
+
+    groups = [group("p1", 2), group("p2", 5), group("p1", 2), group("p3", 1), group("p4", 3), group("p5", 1)]
+    made = batches(groups, workers=2)
+    assert [[g.key[0] for g in batch] for batch in made] == [["p2"], ["p1", "p1"], ["p4"], ["p3"], ["p5"]]
+    assert batches(groups[:2], workers=2) == [[groups[0]], [groups[1]]]  # few personas: even chunks, in order

@@ -96,6 +96,9 @@ def _cue_score(text: str) -> float:
 def deviation_numbers(text: str) -> dict[str, float]:
     """The number right after each deviation word ('deviation 4.19' -> {'deviation': 4.19}); the largest kept."""
     found: dict[str, float] = {}
+    low = text.lower()
+    if not any(word in low for word in DEVIATION_WORDS):  # no word can start with one: nothing to find
+        return found
     for word, value in _NUMBER_AFTER.findall(text):
         word = word.lower()
         if word.startswith(DEVIATION_WORDS):
@@ -187,9 +190,13 @@ def _numbers_part(own: list[list[str]]) -> np.ndarray:
 
 
 def _strip_names(text: str, labels: list[str]) -> str:
+    plain = text.isascii()  # then a label absent from the lowercase text cannot match: no substitution to try
+    low = text.lower() if plain else ""
     for label in labels:
-        text = _mention(label).sub(" ", text)
-    return _TASK_ID.sub(" ", text)
+        if not plain or not label.isascii() or label.lower() in low:
+            text = _mention(label).sub(" ", text)
+            low = text.lower() if plain else ""
+    return _TASK_ID.sub(" ", text) if "T-" in text else text
 
 
 def _implicit_part(body: list[list[str]], labels: list[str]) -> np.ndarray:
