@@ -75,7 +75,7 @@ def main() -> None:
         mm, t_mm = timed(lambda: build_multimodal(corpus, tmp / "mm", workers=args.workers, progress=False))
         (fg, _), t_items = timed(lambda: build_file_grounding(corpus, seed=0))
         vg = visual_grounding_items(corpus, seed=0)
-        visual, t_visual = timed(lambda: build_visual_setting(corpus, tmp / "visual", vg))
+        visual, t_visual = timed(lambda: build_visual_setting(corpus, tmp / "visual", vg, workers=args.workers))
         mm_rows, t_fg_mm = timed(lambda: evaluate(fg, tmp / "mm", methods, out=tmp / "r_mm", **run))
         text_rows, t_fg_text = timed(lambda: evaluate(fg, corpus, methods, out=tmp / "r_text", **run))
         vg_rows, t_vg = timed(lambda: evaluate(vg, tmp / "visual", methods, out=tmp / "r_vg", **run))
