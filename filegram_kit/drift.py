@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .fingerprint import FEATURES, deviations, fingerprints, zscores
+from .fingerprint import FEATURES, deviations, fingerprints, with_zscores
 from .schema import Trajectory
 from .tasks import load_tasks
 
@@ -66,7 +66,7 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
         backend = get_backend("offline")
     if fp.is_empty():
         return pl.DataFrame(schema=DRIFT_SCHEMA)
-    scored = fp if all(f"z_{f}" in fp.columns for f in FEATURES) else zscores(fp, by=by)
+    scored = with_zscores(fp, by=by)
     dev = deviations(scored, by=by, tau=tau)
     z = scored.select("trajectory_id", "task_id", by, *[f"z_{f}" for f in FEATURES])
     rows = []

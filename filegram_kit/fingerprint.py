@@ -242,6 +242,13 @@ def zscores(fp: pl.DataFrame, *, by: str | Sequence[str] | None = "profile_id",
     return fp.with_columns(out)
 
 
+def with_zscores(fp: pl.DataFrame, *, by: str | Sequence[str] | None = "profile_id",
+                 features: Sequence[str] = FEATURES) -> pl.DataFrame:
+    """`fp` as it is when it already carries every z_<key> column (a caller scored it once for several
+    readers), else `zscores(fp, by=by, features=features)`."""
+    return fp if all(f"z_{k}" in fp.columns for k in features) else zscores(fp, by=by, features=features)
+
+
 def deviations(fp: pl.DataFrame, *, by: str | Sequence[str] | None = "profile_id", tau: float = 1.5,
                features: Sequence[str] = FEATURES, min_sessions: int = 3) -> pl.DataFrame:
     """Paper Eq. 1 per session: `deviation` = ||z - mean z of the group||, `threshold` = mean + tau * std
@@ -251,8 +258,7 @@ def deviations(fp: pl.DataFrame, *, by: str | Sequence[str] | None = "profile_id
     `fp` may already carry the z_<key> columns of `zscores(fp, by=by)`; they are used as they are.
     """
     groups = [by] if isinstance(by, str) else list(by or [])
-    scored = all(f"z_{k}" in fp.columns for k in features)  # already through zscores(fp, by=by): reuse them
-    z = (fp if scored else zscores(fp, by=by, features=features)).with_row_index("_row")
+    z = with_zscores(fp, by=by, features=features).with_row_index("_row")
     gaps = z.select("_row", *groups, *((pl.col(f"z_{k}") - _over(pl.col(f"z_{k}").mean(), by)).abs().alias(k)
                                        for k in features))
     deviation = pl.sum_horizontal(pl.col(k) ** 2 for k in features).sqrt().round(6)  # rounded: equal stays equal

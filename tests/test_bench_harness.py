@@ -505,3 +505,20 @@ def test_process_batches_are_one_per_persona_the_largest_first():
     made = batches(groups, workers=2)
     assert [[g.key[0] for g in batch] for batch in made] == [["p2"], ["p1", "p1"], ["p4"], ["p3"], ["p5"]]
     assert batches(groups[:2], workers=2) == [[groups[0]], [groups[1]]]  # few personas: even chunks, in order
+
+
+def test_controls_leave_out_observer_traces_when_the_corpus_has_one_persona(tiny, tmp_path, monkeypatch):
+    from filegram_kit.bench import trace_observer
+    from filegram_kit.bench.controls import evaluate_controls
+    from filegram_kit.bench.generate import build_items
+    from filegram_kit.bench.harness import load_results
+
+    def one_persona(corpus, facts):
+        raise trace_observer.TooFewPersonas("it needs at least 2 personas, got ['p1_methodical']")
+
+    monkeypatch.setattr(trace_observer, "trace_facts", one_persona)
+    items = [i for i in build_items(tiny, seed=0) if i.is_mcq][:3]
+    with pytest.warns(UserWarning, match="observer_traces left out"):
+        written = evaluate_controls(items, tiny, out=tmp_path / "run", controls=["chance", "observer_traces"])
+    rows = load_results(tmp_path / "run")
+    assert written == 3 and set(rows["method"]) == {"chance"}

@@ -11,7 +11,7 @@ import pytest
 
 from filegram_kit.bench.facts import Expression
 from filegram_kit.bench.simulate import simulated_facts
-from filegram_kit.bench.trace_observer import read_sessions, recovery
+from filegram_kit.bench.trace_observer import TooFewPersonas, read_sessions, recovery
 from filegram_kit.schema import DIMENSION_CODES
 
 
@@ -51,3 +51,11 @@ def test_a_personas_own_labels_never_reach_its_readings(facts):
     after = read_sessions(features, replace(facts, expressed=flipped))
     assert all(after[t].tiers == before[t].tiers for t in mine)  # fit on the other personas only
     assert any(after[t].tiers != before[t].tiers for t in set(facts.expressed) - mine)
+
+
+def test_one_persona_is_refused_by_name_not_by_an_empty_fit(facts):
+    victim = next(iter(facts.sessions))
+    mine = sorted(facts.sessions[victim].values())
+    features = _features(facts, 0.05).filter(pl.col("trajectory_id").is_in(mine))
+    with pytest.raises(TooFewPersonas, match="at least 2 personas"):
+        read_sessions(features, facts)

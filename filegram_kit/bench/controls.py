@@ -24,6 +24,7 @@ reader, which name it. Free-form items get only those two (the others choose amo
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from .adversary import choices_only
 from .facts import CorpusFacts
 from .observer import observe, oracle
 from .paraphrase import paraphrased_context
-from .reader import answer
+from .reader import answer, tie_credit
 from .results import RESULT_SCHEMA
 from .schema import Item
 
@@ -111,10 +112,8 @@ def _observed(item: Item, judged: Any, seed: int) -> dict[str, Any]:
     guessing among them (1 / tied if the key is one of them), as the shared reader is scored."""
     if judged.index >= 0 or not judged.scores:
         return _choice(item, "observer_traces", judged.index, seed)
-    top = max(judged.scores)
-    tied = [k for k, v in enumerate(judged.scores) if v == top]
-    share = 1.0 / len(tied) if item.answer_index in tied else 0.0
-    return _row(item, "observer_traces", CONTROL_BACKEND, "-", seed, answer="", score=share, correct=False)
+    return _row(item, "observer_traces", CONTROL_BACKEND, "-", seed, answer="",
+                score=tie_credit(list(judged.scores), item.answer_index), correct=False)
 
 
 def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[str] = CONTROLS,
@@ -174,9 +173,13 @@ def evaluate_controls(items: Iterable[Item], corpus: str | Path, *, out: str | P
     facts = corpus_facts(corpus)
     traced = None
     if todo.get("observer_traces"):
-        from .trace_observer import trace_facts
+        from .trace_observer import TooFewPersonas, trace_facts
 
-        traced = trace_facts(corpus, facts)
+        try:
+            traced = trace_facts(corpus, facts)
+        except TooFewPersonas as exc:
+            warnings.warn(f"{corpus}: observer_traces left out ({exc})", stacklevel=2)
+            todo["observer_traces"] = []
     written = 0
     try:
         for name, pending in todo.items():

@@ -89,9 +89,21 @@ def _credit(mcq: Any, order: list[int], item: Item) -> float:
     scores = list(mcq.scores or ())
     if len(scores) != len(order):
         return float(mcq.index == key)
-    tied = [k for k, s in enumerate(scores) if s == max(scores)]
-    if mcq.index not in tied:  # a backend that chose against its own scores is scored on its choice
+    if mcq.index not in top_options(scores):  # a backend that chose against its own scores is scored on its choice
         return float(mcq.index == key)
+    return tie_credit(scores, key)
+
+
+def top_options(scores: list[float]) -> list[int]:
+    """The options whose score is the highest (several when the evidence ties them)."""
+    top = max(scores)
+    return [k for k, s in enumerate(scores) if s == top]
+
+
+def tie_credit(scores: list[float], key: int | None) -> float:
+    """The expected score of guessing among the top-scored options: 1 / (options tied) if the key is one of
+    them, else 0 (the shared reader and observer_traces are scored alike)."""
+    tied = top_options(scores)
     return 1.0 / len(tied) if key in tied else 0.0
 
 

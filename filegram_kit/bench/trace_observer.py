@@ -54,6 +54,10 @@ def session_features(corpus: str | Path, trajectory_ids: list[str]) -> pl.DataFr
     return out.select("trajectory_id", *[pl.col(c).cast(pl.Float64).fill_null(0.0).fill_nan(0.0) for c in numeric])
 
 
+class TooFewPersonas(ValueError):
+    """The sessions come from fewer than two personas: nothing to fit the out-of-persona models on."""
+
+
 def _fit_predict(x_train: np.ndarray, y_train: list[str], x_test: np.ndarray) -> list[str]:
     """A standardised multinomial logistic regression; a constant label when the training set has one."""
     from sklearn.linear_model import LogisticRegression
@@ -76,6 +80,9 @@ def read_sessions(features: pl.DataFrame, facts: CorpusFacts) -> dict[str, Expre
     ids = features["trajectory_id"].to_list()
     x = features.drop("trajectory_id").to_numpy()
     persona = np.array([facts.persona_of.get(t, "") for t in ids])
+    if len(set(persona)) < 2:
+        raise TooFewPersonas(f"the observer of the traces reads a persona's sessions with models fit on the other "
+                             f"personas' sessions: it needs at least 2 personas, got {sorted(set(persona))}")
     attributes = sorted({a for t in ids for a in facts.expressed[t].attributes})
     labels = {d: [facts.expressed[t].tiers[d] for t in ids] for d in DIMENSION_CODES}
     labels |= {a: [facts.expressed[t].attributes.get(a, NONE) for t in ids] for a in attributes}

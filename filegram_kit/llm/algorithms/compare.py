@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .text import MEMO_CHARS, content_terms, split_sentences, tfidf_matrix, tokens
+from .text import content_terms, memo_short_texts, split_sentences, tfidf_matrix, tokens
 
 STATED_WEIGHT, NUMBER_WEIGHT, IMPLICIT_WEIGHT = 1.0, 1.0, 0.5
 SHARED_LINE_WEIGHT = 0.5  # a line naming this option among others counts at this share (split over them)
@@ -70,17 +70,9 @@ def asks_for_odd_one(question: str) -> bool:
             or any(w in NEGATIONS for w in words))
 
 
+@memo_short_texts
 def cue_score(text: str) -> float:
     """Deviation words minus typicality words; a negation just before a word flips it."""
-    return _line_cue_score(text) if len(text) <= MEMO_CHARS else _cue_score(text)
-
-
-@functools.lru_cache(maxsize=262_144)  # a memory's lines are read again for every question on its sessions
-def _line_cue_score(text: str) -> float:
-    return _cue_score(text)
-
-
-def _cue_score(text: str) -> float:
     low = text.lower()
     words = tokens(low)
     score = 0.0

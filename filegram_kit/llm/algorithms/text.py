@@ -12,8 +12,12 @@ import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -99,19 +103,29 @@ def same_quantity(a: tuple[str, str], b: tuple[str, str]) -> bool:
     return a[0] == b[0] and (a[1] == b[1] or not a[1] or not b[1])
 
 
-def tokens(text: str) -> list[str]:
-    """Lowercased word tokens; numbers canonical; CJK runs as character bigrams (a single char stays)."""
-    return list(_line_tokens(text) if len(text) <= MEMO_CHARS else _tokens(text))
-
-
 MEMO_CHARS = 2_000  # texts up to this length (lines, options) are memoised; whole contexts are not kept
 
 
-@functools.lru_cache(maxsize=262_144)  # context lines and options are tokenized again for every question
-def _line_tokens(text: str) -> tuple[str, ...]:
-    return _tokens(text)
+def memo_short_texts(fn: Callable[[str], T]) -> Callable[[str], T]:
+    """`fn(text)` remembered (least recently used dropped) for texts of at most MEMO_CHARS characters: the
+    same context lines and options are read again for every question and by every memory that stores them,
+    while a whole context is seldom seen twice and would only fill the cache. `fn` must be pure."""
+    remembered = functools.lru_cache(maxsize=262_144)(fn)
+
+    @functools.wraps(fn)
+    def read(text: str) -> T:
+        return remembered(text) if len(text) <= MEMO_CHARS else fn(text)
+
+    read.cache_clear = remembered.cache_clear  # type: ignore[attr-defined]
+    return read
 
 
+def tokens(text: str) -> list[str]:
+    """Lowercased word tokens; numbers canonical; CJK runs as character bigrams (a single char stays)."""
+    return list(_tokens(text))
+
+
+@memo_short_texts
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in _TOKEN.findall(text):
@@ -151,17 +165,9 @@ def _content_terms(text: str) -> tuple[str, ...]:
                  if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK_RUN.match(t)))
 
 
+@memo_short_texts
 def word_count(text: str) -> int:
     """Words as a word processor counts them: Latin/number tokens plus one per CJK character."""
-    return _line_word_count(text) if len(text) <= MEMO_CHARS else _word_count(text)
-
-
-@functools.lru_cache(maxsize=262_144)  # the same lines are counted by every memory that stores them
-def _line_word_count(text: str) -> int:
-    return _word_count(text)
-
-
-def _word_count(text: str) -> int:
     cjk = sum(len(run) for run in _CJK_RUN.findall(text))
     return len(_WORD.findall(_CJK_RUN.sub(" ", text))) + cjk
 

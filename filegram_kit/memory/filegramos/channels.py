@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from ...drift import drift_frame, with_habit
-from ...fingerprint import FEATURE_DIMENSION, FEATURES, zscores
+from ...fingerprint import FEATURE_DIMENSION, FEATURES, with_zscores, zscores
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
 from .episodes import Episode
@@ -143,8 +143,7 @@ def cluster_episodes(vectors: np.ndarray, threshold: float = EPISODE_DISTANCE) -
 def _z_matrix(fp: pl.DataFrame) -> np.ndarray:
     """Sessions x features, z-scored against the user's own sessions (`fp`: one user's sessions; its z_<key>
     columns are used when it has them)."""
-    if not all(f"z_{f}" in fp.columns for f in FEATURES):
-        fp = zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user")
+    fp = with_zscores(fp.with_columns(pl.lit("u").alias("_user")), by="_user")
     return fp.select([f"z_{f}" for f in FEATURES]).to_numpy().astype(float)
 
 
