@@ -51,11 +51,14 @@ media-tools: ## make sure espeak-ng and tesseract are there (apt-get install esp
 	    || echo "warning: apt-get install$$missing failed; the multimodal setting (and its tests) needs them" >&2; \
 	else echo "warning: no apt-get; install$$missing for the multimodal setting" >&2; fi
 
+# WORKERS=N: the bench steps' worker processes (default: one per core, at most one per 2.5 GiB of memory)
+WORKERS_FLAG = $(if $(WORKERS),--workers $(WORKERS))
+
 reproduce: setup ## regenerate every paper table and figure into figures/ (skips unchanged steps; figures/MANIFEST.json)
-	$(BIN)/filegram reproduce --out figures
+	$(BIN)/filegram reproduce --out figures $(WORKERS_FLAG)
 
 quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (a couple of minutes)
-	$(BIN)/filegram reproduce --quick --out build/quick
+	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
 
 lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
 	$(BIN)/ruff check filegram_kit tests benchmarks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections import Counter
@@ -52,6 +53,19 @@ def cmd_perturbations(args: argparse.Namespace) -> int:
     return 0
 
 
+WORKER_MEMORY_GIB = 2.5  # the largest offline Table 3 worker peaks at about 2.1 GB (BENCHMARKS.md)
+
+
+def machine_workers() -> int:
+    """Offline worker processes for this machine: one per core, at most one per WORKER_MEMORY_GIB of memory."""
+    cores = os.cpu_count() or 1
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (AttributeError, OSError, ValueError):  # not a POSIX system: trust the cores
+        return cores
+    return max(1, min(cores, int(memory // WORKER_MEMORY_GIB)))
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from .report import ARTIFACTS, reproduce
 
@@ -65,6 +79,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     settings = (QUICK if args.quick else FULL).with_backend(args.backend)
     if args.allow_errors:
         settings = replace(settings, allow_errors=True)
+    if args.workers is not None or settings.backend == "offline":
+        workers = machine_workers() if args.workers is None else args.workers
+        if workers < 1:
+            raise SystemExit(f"filegram reproduce: --workers must be at least 1, got {workers}")
+        settings = replace(settings, workers=workers)  # not in any step's key: rows do not depend on it
     out = args.out or ("build/quick" if args.quick else "figures")
     written = reproduce(out, only=args.only or None, corpus=args.corpus, images=not args.no_images,
                         settings=settings, force=args.force)
@@ -299,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-images", action="store_true", help="skip the PNG export of figures (needs no browser)")
     p.add_argument("--allow-errors", action="store_true", help="let a bench step whose result rows hold errors "
                    "succeed (they count as wrong answers); by default it fails naming the method, item and error")
+    p.add_argument("--workers", type=int, metavar="N", help="parallel processes of the offline bench steps "
+                   "(default: one per core, at most one per 2.5 GiB of memory; with a keyed backend, threads: 2); "
+                   "the rows and every artifact are the same whatever N")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("corpus", help="build the trace corpus offline, or compare one with paper Table 5")

@@ -48,3 +48,30 @@ def test_profiles_and_tasks_listings(capsys):
 def test_missing_path_is_a_clear_error(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "nope")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_reproduce_workers_reach_the_bench_settings_and_default_to_the_machine(monkeypatch, tmp_path, capsys):
+    import pytest
+
+    from filegram_kit import cli, report
+
+    seen = []
+    monkeypatch.setattr(report, "reproduce", lambda out, **kw: seen.append(kw["settings"]) or [])
+    monkeypatch.setattr(cli, "machine_workers", lambda: 7)
+    assert main(["reproduce", "--out", str(tmp_path), "--workers", "3"]) == 0
+    assert main(["reproduce", "--out", str(tmp_path), "--quick"]) == 0
+    assert main(["reproduce", "--out", str(tmp_path), "--backend", "gemini"]) == 0
+    assert [s.workers for s in seen] == [3, 7, 2]  # a keyed backend keeps its 2 threads unless told
+    assert seen[0].keyed() == seen[2].with_backend("offline").keyed()  # no step's key names the workers
+    with pytest.raises(SystemExit, match="at least 1"):
+        main(["reproduce", "--out", str(tmp_path), "--workers", "0"])
+
+
+def test_machine_workers_stay_within_cores_and_memory(monkeypatch):
+    from filegram_kit import cli
+
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(cli.os, "sysconf", lambda name: 4096 if name == "SC_PAGE_SIZE" else 8 * 2**30 // 4096)
+    assert cli.machine_workers() == 3  # 8 GiB: three workers of 2.5 GiB, not 64
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: 2)
+    assert cli.machine_workers() == 2
