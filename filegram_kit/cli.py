@@ -146,7 +146,9 @@ def cmd_fingerprint(args: argparse.Namespace) -> int:
 def cmd_drift(args: argparse.Namespace) -> int:
     from .drift import drift
 
-    frame = drift(args.path, tau=args.tau)
+    if args.warmup is not None and args.reference != "past":
+        raise SystemExit("filegram drift: --warmup is the training sessions of --reference past")
+    frame = drift(args.path, tau=args.tau, detector=args.detector, reference=args.reference, warmup=args.warmup)
     if args.flagged:
         frame = frame.filter(pl.col("flagged"))
     frame = frame.with_columns(pl.col("shifted_features").list.join(", "))
@@ -364,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
     p.add_argument("--tau", type=float, default=1.5, help="flag above mean + tau * sd of the user's deviations")
     p.add_argument("--flagged", action="store_true", help="only the flagged sessions")
+    p.add_argument("--detector", choices=("fingerprint", "habit", "both"), default="fingerprint",
+                   help="the 17-D fingerprint (default), the habit model of action sequences, or either")
+    p.add_argument("--reference", choices=("others", "past"), default="others", help="score each session against "
+                   "the user's other sessions (default) or only the earlier ones, learning only from sessions it "
+                   "did not flag (habit detector)")
+    p.add_argument("--warmup", type=int, metavar="N", help="--reference past: the first N sessions only train "
+                   "(default 5)")
     p.set_defaults(func=cmd_drift)
 
     p = sub.add_parser("calibrate", help="refit FileGramOS's L/M/R readings on synthetic personas (not the 20)")

@@ -102,10 +102,12 @@ def drift_frame(fp: pl.DataFrame, *, backend: Any = None, tau: float = 1.5, by: 
 
 
 DETECTORS = ("fingerprint", "habit", "both")
+REFERENCES = ("others", "past")
 
 
 def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Any = None, tau: float = 1.5,
-          judge: bool = True, detector: str = "fingerprint", order: int = 1) -> pl.DataFrame:
+          judge: bool = True, detector: str = "fingerprint", order: int = 1, reference: str = "others",
+          warmup: int | None = None) -> pl.DataFrame:
     """Which sessions depart from their user's habits, per user (profile_id); a corpus folder is read through
     its columnar store where it is current.
 
@@ -115,12 +117,26 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Any
     by the same rule; `shifted_features` lists the unusual actions; no task adjustment and no judge.
     detector="both": the fingerprint's frame plus `habit_deviation`, `habit_threshold`, `habit_flagged`,
     `unusual_actions`; `flagged` when either detector flags (the judge still sees the fingerprint's flags).
+
+    reference="others" (default): each session against all of its user's other sessions, earlier and later (a
+    batch reading of a finished history: FileGramOS's episodic channel and the paper's Eq. 1 do this).
+    reference="past" (habit model only): each session against the user's *earlier* sessions (first event's time),
+    after `warmup` sessions (default habit.WARMUP) that only train, the model updated only with sessions it did
+    not flag (`habit.past_scores`). An intruder who stays several sessions cannot vouch for himself this way;
+    warm-up sessions get null deviations. With detector="both" the fingerprint part stays "others".
     """
     if detector not in DETECTORS:
         raise ValueError(f"detector must be one of {', '.join(DETECTORS)}, got {detector!r}")
+    if reference not in REFERENCES:
+        raise ValueError(f"reference must be one of {', '.join(REFERENCES)}, got {reference!r}")
+    if reference == "past" and detector == "fingerprint":
+        raise ValueError("reference='past' is the habit model's (detector='habit' or 'both'): the fingerprint's "
+                         "z-scores need the user's whole history")
+    if warmup is not None and reference != "past":
+        raise ValueError("warmup is the number of training sessions of reference='past'")
     if detector == "fingerprint":
         return drift_frame(fingerprints(trajs), backend=backend, tau=tau, judge=judge)
-    from .habit import habit_drift
+    from .habit import WARMUP, habit_drift, habit_past_drift
     from .traces import load_trajectories
 
     if isinstance(trajs, str | Path):
@@ -128,7 +144,9 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Any
     else:
         loaded = [trajs] if isinstance(trajs, Trajectory) else list(trajs)
     frame = drift_frame(fingerprints(loaded), backend=backend, tau=tau, judge=judge and detector == "both")
-    return with_habit(frame, habit_drift(loaded, tau=tau, order=order), detector)
+    habit = (habit_drift(loaded, tau=tau, order=order) if reference == "others" else
+             habit_past_drift(loaded, tau=tau, order=order, warmup=WARMUP if warmup is None else warmup))
+    return with_habit(frame, habit, detector)
 
 
 def with_habit(frame: pl.DataFrame, habit: pl.DataFrame, detector: str) -> pl.DataFrame:

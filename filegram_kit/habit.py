@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
 from .schema import EVENT_CATEGORY, Trajectory
@@ -64,6 +65,17 @@ def tokens(traj: Trajectory) -> list[str]:
     if pending is not None:
         out.append(f"{pending.event_type}|-|{_file_type(pending.get('file_type'))}")
     return out
+
+
+def commands(traj: Trajectory) -> list[str]:
+    """The command (tool) names of a trajectory's tool calls, in order, START first: what a command-level model
+    (a multinomial over command names, naive Bayes in the masquerade literature) reads."""
+    return [START, *(str(e.get("tool_name") or "-") for e in traj.events if e.event_type == "tool_call")]
+
+
+def started(traj: Trajectory) -> tuple[float, str]:
+    """A session's place in its user's history: its first event's time (ties: the id)."""
+    return (min((e.timestamp for e in traj.events), default=float("inf")), traj.id)
 
 
 @dataclass
@@ -118,12 +130,17 @@ class _View:
 
 
 class HabitModel:
-    """Witten-Bell smoothed Markov chains of action tokens, one per user and one for everyone (module doc)."""
+    """Witten-Bell smoothed Markov chains of action tokens, one per user and one for everyone (module doc).
+    `alpha` (order 0 only): additive smoothing instead, p = (count + alpha) / (total + alpha * vocabulary), the
+    naive Bayes of the masquerade literature (Maxion and Townsend use alpha = 0.01)."""
 
-    def __init__(self, order: int = 1):
+    def __init__(self, order: int = 1, alpha: float | None = None):
         if order not in (0, 1):
             raise ValueError(f"order must be 0 (multinomial) or 1 (Markov), got {order}")
-        self.order = order
+        if alpha is not None and (order != 0 or alpha <= 0):
+            raise ValueError(f"alpha (additive smoothing) needs order 0 and alpha > 0, got order {order}, "
+                             f"alpha {alpha}")
+        self.order, self.alpha = order, alpha
         self.users: dict[str, Counts] = {}
         self.everyone = Counts()
 
@@ -142,6 +159,10 @@ class HabitModel:
         uniform = 1.0 / self.vocabulary
         total, n = 0.0, 0
         for prev, token in zip(sequence, sequence[1:], strict=False):
+            if self.alpha is not None:
+                total += math.log((view.unigram(token) + self.alpha) / (view.total + self.alpha * self.vocabulary))
+                n += 1
+                continue
             types = view.types
             p = (view.unigram(token) + types * uniform) / (view.total + types) if view.total else uniform
             if self.order == 1:
@@ -228,3 +249,68 @@ def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1
     out = out.with_columns(pl.col("trajectory_id").replace_strict(unusual, return_dtype=pl.List(pl.String))
                            .alias("unusual_actions"))
     return out.select(list(HABIT_DRIFT_SCHEMA))
+
+
+WARMUP = 5  # reference="past": a user's first sessions only train (and calibrate the threshold); none is scored
+
+
+@dataclass(frozen=True)
+class PastScore:
+    """One session scored against its user's earlier sessions only (`past_scores`)."""
+
+    deviation: float | None  # mean surprise per action under the accepted earlier sessions; None in the warm-up
+    threshold: float | None  # mean + tau * sd of the reference deviations at that moment
+    flagged: bool
+    accepted: bool  # added to the model afterwards (warm-up, or not flagged)
+
+
+def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: int = WARMUP, tau: float = 1.5,
+                alpha: float | None = None) -> list[PastScore]:
+    """Prequential scoring of one user's sessions, in time order: the first `warmup` train the model; each later
+    session is scored (mean surprise per action, as `habit_drift`) by a model of the accepted *earlier* sessions
+    only, flagged above mean + tau * sd of the reference deviations, and added to the model (and its deviation
+    to the reference) only when it was not flagged: updating, so a habit that slowly changes is followed while
+    an intruder is kept out (Maxion and Townsend's naive Bayes with updating). The reference starts as the
+    warm-up sessions' deviations, each against the other warm-up sessions. No session's score reads a later
+    session, and the vocabulary is the accepted sessions' own. `alpha`: `HabitModel`'s additive smoothing."""
+    if warmup < 2:
+        raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
+    user = "u"
+    model = HabitModel(order, alpha)
+    warm = [list(s) for s in sequences[:warmup]]
+    for sequence in warm:
+        model.update(user, sequence)
+    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in warm]
+    out = [PastScore(None, None, False, True) for _ in warm]
+    for sequence in sequences[warmup:]:
+        deviation = -model.log_likelihood(model.users[user], sequence)
+        threshold = float(np.mean(reference) + tau * np.std(reference, ddof=1))
+        flagged = deviation > threshold
+        if not flagged:
+            model.update(user, sequence)
+            reference.append(deviation)
+        out.append(PastScore(deviation, threshold, flagged, not flagged))
+    return out
+
+
+def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1, warmup: int = WARMUP
+                     ) -> pl.DataFrame:
+    """`habit_drift`'s columns with reference="past": each user's sessions in time order (`started`), scored by
+    `past_scores`; warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are
+    never flagged; `unusual_actions` against the sessions accepted before it."""
+    by_user: dict[str, list[Trajectory]] = defaultdict(list)
+    for t in trajs:
+        by_user[t.profile_id or ""].append(t)
+    rows = []
+    for sessions in by_user.values():
+        sessions.sort(key=started)
+        sequences = [tokens(t) for t in sessions]
+        accepted: Counter[str] = Counter()
+        for t, sequence, score in zip(sessions, sequences, past_scores(sequences, order=order, warmup=warmup,
+                                                                       tau=tau), strict=True):
+            counts = Counter(sequence[1:])
+            unusual = _unusual(counts, accepted) if score.deviation is not None else []
+            rows.append((t.id, score.deviation, score.threshold, score.flagged, unusual))
+            if score.accepted:
+                accepted += counts
+    return pl.DataFrame(rows, schema=HABIT_DRIFT_SCHEMA, orient="row").sort("trajectory_id")

@@ -18,6 +18,8 @@ Protocols (each user's stream cut into blocks of equal length, in order; a short
   target's blocks, the hit rate at 1% and 5% false alarms (thresholds at the 99th / 95th percentile of the
   normal blocks' scores).
 Detectors:
+- command multinomial (naive Bayes): a multinomial over command names only (`habit.commands`) with additive
+  smoothing (`COMMAND_ALPHA`), the masquerade literature's naive Bayes, beside the action tokens' model.
 - habit (Markov / multinomial), one-class: the block's mean log-likelihood per action under the target's
   model alone (only the target's data, as a deployed detector would have). Score: its negative.
 - habit, against others: the log-likelihood ratio of the target's model to everyone's training data
@@ -36,9 +38,10 @@ import numpy as np
 import polars as pl
 
 from .fingerprint import FEATURES, fingerprints
-from .habit import Counts, HabitModel, tokens
+from .habit import Counts, HabitModel, commands, tokens
 from .schema import Trajectory
 
+COMMAND_ALPHA = 0.01  # the naive Bayes' additive smoothing (Maxion and Townsend, DSN 2002)
 SD_FLOOR = 0.1  # a feature a user never varies still gets this share of the pooled sd (no division by 0)
 FALSE_ALARMS = (0.01, 0.05)
 N_BOOT = 2000  # bootstrap replicates of the user-clustered CIs
@@ -56,6 +59,11 @@ class Block:
     size: int  # commands in it
     tokens: list[str]
     features: np.ndarray  # the 17 fingerprint features
+    commands: tuple[str, ...] = ()  # the command names (`habit.commands`), START first
+
+    def sequence(self, detector: str) -> list[str]:
+        """What a habit-type detector reads: the command names ("command") or the action tokens ("habit")."""
+        return list(self.commands) if detector == "command" else self.tokens
 
 
 def stream_blocks(trajectories: Mapping[str, Sequence[Trajectory]]) -> dict[str, list[Block]]:
@@ -70,7 +78,8 @@ def stream_blocks(trajectories: Mapping[str, Sequence[Trajectory]]) -> dict[str,
         kept = [t for t in trajs if _commands(t) == size]
         fp = fingerprints(kept).select("trajectory_id", *FEATURES)
         rows = dict(zip(fp["trajectory_id"], fp.select(FEATURES).to_numpy(), strict=True))
-        out[user] = [Block(user, k * size, size, tokens(t), rows[t.id]) for k, t in enumerate(kept)]
+        out[user] = [Block(user, k * size, size, tokens(t), rows[t.id], tuple(commands(t)))
+                     for k, t in enumerate(kept)]
     return out
 
 
@@ -78,7 +87,8 @@ def _commands(traj: Trajectory) -> int:
     return sum(1 for e in traj.events if e.event_type == "tool_call")
 
 
-def _split(blocks: Mapping[str, list[Block]], train: int) -> tuple[dict[str, list[Block]], dict[str, list[Block]]]:
+def split_at(blocks: Mapping[str, list[Block]], train: int) -> tuple[dict[str, list[Block]], dict[str, list[Block]]]:
+    """Each user's blocks within its first `train` commands (training) and those from command `train` on."""
     fit = {u: [b for b in bs if b.start + b.size <= train] for u, bs in blocks.items()}
     later = {u: [b for b in bs if b.start >= train] for u, bs in blocks.items()}
     empty = sorted(u for u in blocks if not fit[u] or not later[u])
@@ -87,11 +97,16 @@ def _split(blocks: Mapping[str, list[Block]], train: int) -> tuple[dict[str, lis
     return fit, later
 
 
-def _habit(fit: Mapping[str, list[Block]], order: int) -> HabitModel:
-    model = HabitModel(order)
+def habit_model(detector: str, order: int) -> HabitModel:
+    """An empty model of a habit-type detector: "habit" (Witten-Bell, `order`) or "command" (naive Bayes)."""
+    return HabitModel(0, COMMAND_ALPHA) if detector == "command" else HabitModel(order)
+
+
+def _habit(fit: Mapping[str, list[Block]], order: int, detector: str = "habit") -> HabitModel:
+    model = habit_model(detector, order)
     for user, bs in fit.items():
         for b in bs:
-            model.update(user, b.tokens)
+            model.update(user, b.sequence(detector))
     return model
 
 
@@ -104,7 +119,7 @@ def _fingerprint_fit(fit: Mapping[str, list[Block]]) -> dict[str, tuple[np.ndarr
 
 
 def identification(blocks: Mapping[str, list[Block]], *, train: int, detector: str, order: int = 1) -> float:
-    """Share of the later blocks attributed to their own user (`detector`: "habit" | "fingerprint")."""
+    """Share of the later blocks attributed to their own user (`detector`: "habit" | "command" | "fingerprint")."""
     return float(np.mean([hit for _, hit in identified(blocks, train=train, detector=detector, order=order)]))
 
 
@@ -122,13 +137,13 @@ def identified(blocks: Mapping[str, list[Block]], *, train: int, detector: str, 
                shuffle: int | None = None) -> list[tuple[str, bool]]:
     """(user, attributed to that user?) for every later block. `shuffle` (a seed): the training blocks'
     users are permuted first, a control whose accuracy should fall to chance (else the protocol leaks)."""
-    fit, later = _split(blocks, train)
+    fit, later = split_at(blocks, train)
     if shuffle is not None:
         fit = _shuffled(fit, shuffle)
     tests = [b for bs in later.values() for b in bs]
-    if detector == "habit":
-        model = _habit(fit, order)
-        guesses = [model.identify(b.tokens) for b in tests]
+    if detector in ("habit", "command"):
+        model = _habit(fit, order, detector)
+        guesses = [model.identify(b.sequence(detector)) for b in tests]
     elif detector == "fingerprint":
         users = sorted(fit)
         pooled = np.vstack([b.features for u in users for b in fit[u]])
@@ -137,7 +152,7 @@ def identified(blocks: Mapping[str, list[Block]], *, train: int, detector: str, 
         guesses = [users[int(np.argmin(np.linalg.norm(centroids - (b.features - mean) / sd, axis=1)))]
                    for b in tests]
     else:
-        raise ValueError(f"detector must be 'habit' or 'fingerprint', got {detector!r}")
+        raise ValueError(f"detector must be 'habit', 'command' or 'fingerprint', got {detector!r}")
     return [(b.user, g == b.user) for g, b in zip(guesses, tests, strict=True)]
 
 
@@ -185,8 +200,8 @@ def masquerade_scores(blocks: Mapping[str, list[Block]], *, train: int, test: in
     """Per (target, block): the anomaly score and whether the block is a masquerade (module docstring)."""
     if setting not in ("one-class", "against others") or (detector == "fingerprint" and setting != "one-class"):
         raise ValueError(f"no {setting!r} setting for detector {detector!r}")
-    fit, later = _split(blocks, train)
-    model = _habit(fit, order) if detector == "habit" else None
+    fit, later = split_at(blocks, train)
+    model = _habit(fit, order, detector) if detector in ("habit", "command") else None
     centres = _fingerprint_fit(fit) if detector == "fingerprint" else None
     intruders = {u: [b for b in bs if b.start + b.size <= train + test]
                  for u, bs in later.items()}
@@ -196,8 +211,8 @@ def masquerade_scores(blocks: Mapping[str, list[Block]], *, train: int, test: in
             mean, sd = centres[target]
             return float(np.linalg.norm((b.features - mean) / sd))
         if setting == "one-class":
-            return -model.log_likelihood(model.users[target], b.tokens)
-        return -model.llr(target, b.tokens)
+            return -model.log_likelihood(model.users[target], b.sequence(detector))
+        return -model.llr(target, b.sequence(detector))
 
     rows = []
     for target in sorted(later):
@@ -229,7 +244,8 @@ def detection_summary(scores: pl.DataFrame) -> dict[str, float | int]:
     return out
 
 
-DETECTORS = (("habit Markov", "habit", 1), ("habit multinomial", "habit", 0), ("17-D fingerprint", "fingerprint", 1))
+DETECTORS = (("habit Markov", "habit", 1), ("habit multinomial", "habit", 0),
+             ("command multinomial (naive Bayes)", "command", 0), ("17-D fingerprint", "fingerprint", 1))
 
 
 def pu_table(blocks: Mapping[str, list[Block]], *, train: int = 1500, test: int = 500) -> pl.DataFrame:

@@ -255,11 +255,11 @@ def _(pu_users):
     from filegram_kit.masquerade import pu_table, stream_blocks
     from filegram_kit.pu import pu_trajectories
 
-    _streams = dict(list(pu_trajectories(100).items())[:pu_users.value])
-    pu_result = pu_table(stream_blocks(_streams), train=1500, test=500)
+    pu_blocks = stream_blocks(dict(list(pu_trajectories(100).items())[:pu_users.value]))
+    pu_result = pu_table(pu_blocks, train=1500, test=500)
     mo.vstack([mo.md(f"**{pu_users.value} users** (identification chance {1 / pu_users.value:.3f}):"),
                mo.ui.table(pu_result.with_columns(pl.col(pl.Float64).round(3)), selection=None)])
-    return (pu_result,)
+    return pu_blocks, pu_result
 
 
 @app.cell
@@ -269,6 +269,67 @@ def _(pu_result):
         habit, counts = by[("habit Markov", "one-class")], by[("17-D fingerprint", "one-class")]
         assert habit["identification"] > counts["identification"] and habit["masquerade_auc"] > 0.8
         assert habit["shuffled_identification"] < habit["identification_lo"]  # the control finds no leak
+    return
+
+
+@app.cell
+def _():
+    mo.md(r"""
+    ### Intruders who stay: runs, and a reference they cannot hide in
+
+    Above, each intruder block is spliced in alone. A real intruder often stays: here each other user's first
+    1-N blocks after command 1,500 go into the target's later stream as one run, at a seeded random place
+    (`filegram_kit.intruder_runs`). Two ways to score a block:
+
+    - **others**: against every other block of the target's stream, the intruder's run included (what
+      `drift(..., detector="habit")` does on a finished history): the run's blocks vouch for each other;
+    - **past**: against the accepted *earlier* blocks only, after the training blocks as a warm-up, and a
+      block the model flags is not learnt from (`drift(..., detector="habit", reference="past")`,
+      `habit.past_scores`): the intruder's first block is flagged, so the rest of his run is too.
+
+    `absorbed` is the share of intruder blocks the past model learnt from; `shuffled_auc` permutes each
+    target's intruder labels and should sit near 0.5. The full table is `pu_intruder_runs` in `figures/`.
+    """)
+    return
+
+
+@app.cell
+def _():
+    longest_run = mo.ui.slider(1, 10, value=10, step=1, label="longest intruder run (blocks)")
+    longest_run
+    return (longest_run,)
+
+
+@app.cell
+def _(longest_run, pu_blocks):
+    import plotly.graph_objects as go
+
+    from filegram_kit.intruder_runs import intruder_streams, runs_table, stream_scores
+
+    runs_result = runs_table(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))
+    _streams = intruder_streams(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))[:1]
+    _figure = go.Figure()
+    for _reference, _colour in (("others", "#888888"), ("past", "#1f77b4")):
+        _scores = stream_scores(pu_blocks, _streams, train=1500, detector="habit", reference=_reference)
+        _figure.add_scatter(x=_scores["position"], y=_scores["score"], mode="lines", name=_reference,
+                            line={"color": _colour})
+        _intruder = _scores.filter(pl.col("masquerade"))
+        _figure.add_scatter(x=_intruder["position"], y=_intruder["score"], mode="markers", showlegend=False,
+                            marker={"color": "#d62728", "size": 6}, name=f"intruder ({_reference})")
+    _figure.update_layout(title=f"{_streams[0].target}'s later blocks (red: an intruder's), habit Markov score",
+                          xaxis_title="block in the stream", yaxis_title="surprise per action", height=320,
+                          margin={"t": 40, "b": 40})
+    mo.vstack([mo.ui.table(runs_result.drop("users", "runs"), selection=None), _figure])
+    return (runs_result,)
+
+
+@app.cell
+def _(runs_result):
+    def test_the_past_reference_catches_runs_the_others_reference_lets_hide():
+        by = {(r["detector"], r["reference"]): r for r in runs_result.iter_rows(named=True)}
+        past, others = by[("habit Markov", "past")], by[("habit Markov", "others")]
+        assert past["masquerade_auc"] > others["masquerade_auc"] and past["hit_at_5pct"] > others["hit_at_5pct"]
+        assert all(abs(r["shuffled_auc"] - 0.5) < 0.2 for r in by.values())  # the control finds no leak
     return
 
 

@@ -21,14 +21,39 @@ PU_BLOCK, PU_TRAIN, PU_TEST = 100, 1500, 500
                "users at the 1% / 5% false-alarm thresholds of the normal blocks. _lo/_hi: 95% CIs drawing users "
                "with replacement (8 users: wide). shuffled_identification: the control with the training blocks' "
                "users permuted (near chance, or the protocol leaks). One-class: the target's own data "
-               "only; against others: the ratio to the other users' habits (easier). No published number for this "
+               "only; against others: the ratio to the other users' habits (easier). Command multinomial (naive "
+               "Bayes): the habit model of order 0 over command names only. No published number for this "
                "protocol was available to set beside these (README, Real traces).")
 def pu_masquerade() -> pl.DataFrame:
-    from ..masquerade import pu_table, stream_blocks
+    from ..masquerade import pu_table
+
+    table = pu_table(_pu_blocks(), train=PU_TRAIN, test=PU_TEST)
+    return table.with_columns(pl.col(pl.Float64).round(3))
+
+
+def _pu_blocks():
+    from ..masquerade import stream_blocks
     from ..pu import pu_trajectories
 
-    table = pu_table(stream_blocks(pu_trajectories(PU_BLOCK)), train=PU_TRAIN, test=PU_TEST)
-    return table.with_columns(pl.col(pl.Float64).round(3))
+    return stream_blocks(pu_trajectories(PU_BLOCK))
+
+
+@artifact("pu_intruder_runs", notebook="09_record_your_own_traces",
+          title="Real users (PU): intruders who stay, runs of 1-10 blocks spliced into each user's later stream, "
+                "scored against the user's other blocks or only the past ones (with updating)",
+          note="Blocks of 100 commands; each user's first 1,500 commands train (the warm-up). Per target, one run of "
+               "each other user (its first L blocks after command 1,500, L uniform in 1-10, seed 0) is spliced into "
+               "the target's later blocks at a random place. others: each block scored against every other block "
+               "of the target's stream (the intruder's run included); past: against the accepted earlier blocks "
+               "only, a block flagged at tau = 1.5 is not learnt from (the fingerprint's past: the training blocks' "
+               "centroid, no updating). AUC = P(an intruder block scores above a normal one), mean over the 8 "
+               "targets, _lo/_hi a 95% CI drawing targets; hits pooled at the normal blocks' 1% / 5% false-alarm "
+               "thresholds; absorbed = share of intruder blocks the past model learnt from; shuffled_auc = the "
+               "control with each target's intruder labels permuted (near 0.5, or the scoring leaks).")
+def pu_intruder_runs() -> pl.DataFrame:
+    from ..intruder_runs import runs_table
+
+    return runs_table(_pu_blocks(), train=PU_TRAIN, seed=0).with_columns(pl.col(pl.Float64).round(3))
 
 
 @artifact("habit_drift", notebook="09_record_your_own_traces", corpus=True,
