@@ -289,3 +289,47 @@ def test_a_persona_with_too_few_tasks_is_refused_by_name():
         plan_split("p1_methodical", tasks)
     with pytest.raises(ValueError, match="p1_methodical: only"):
         plan_split("p1_methodical", [get_task(t) for t in ("T-18", "T-01", "T-02")])
+
+
+def test_free_form_know_is_counted_over_the_cases_asked_only():
+    rows = [case("m", "p1", True, True, know_free_pass=True), case("m", "p1", True, False, know_free_pass=False),
+            case("m", "p2", False, False, know_free_pass=None),  # dimension E: nothing asked
+            case("m", "p2", True, True, know_free_pass=True)]
+    m = rates(pl.DataFrame(rows), n_boot=50).row(0, named=True)
+    assert m["n_free"] == 3 and m["know_free"] == pytest.approx(200 / 3)
+    assert m["know_free_lo"] <= m["know_free"] <= m["know_free_hi"]
+    assert rates(pl.DataFrame(rows).drop("know_free_pass"), n_boot=10).row(0, named=True)["know_free"] is None
+
+
+class _Says:
+    """A memory whose retrieval returns a fixed text (what it 'holds' about the user)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def retrieve(self, query, *, backend):
+        from filegram_kit.memory.base import Context
+
+        return Context(self.text)
+
+
+def test_free_form_know_passes_a_memory_that_states_the_value_and_nobody_else():
+    from filegram_kit.bench import templates as tpl
+    from filegram_kit.knowact.know import OWN_OF, free_know_items, know_test
+    from filegram_kit.llm import get_backend
+
+    backend, persona = get_backend("offline"), get_profile(PERSONA)
+    items = free_know_items(persona)
+    assert [i.metadata["dimension"] for i in items] == [d for d in DIMENSION_CODES if d in OWN_OF]  # E: none
+    assert all(not i.is_mcq for i in items)
+
+    def statement(tier_of):
+        return "\n".join(f"This user's {tpl.attribute_label(OWN_OF[i.metadata['dimension']])}: "
+                         f"{tpl.attribute_value(OWN_OF[i.metadata['dimension']], tier_of(i.metadata['tier']))}."
+                         for i in items)
+
+    right = know_test(_Says(statement(lambda t: t)), items, backend=backend)
+    wrong = know_test(_Says(statement(lambda t: {"L": "R", "M": "L", "R": "L"}[t])), items, backend=backend)
+    empty = know_test(_Says(""), items, backend=backend)
+    assert sum(r["correct"] for r in right) >= len(items) - 1  # the truth in the memory's words is read
+    assert not any(r["correct"] for r in empty) and sum(r["correct"] for r in wrong) <= 1

@@ -29,7 +29,7 @@ from ..memory.filegramos.calibration import Calibration, load_calibration
 from ..schema import DIMENSION_CODES, Task
 from ..tokens import estimate_tokens
 from . import act as acting
-from .know import know_items, know_test
+from .know import free_know_items, know_items, know_test
 from .metrics import attribute
 from .oracle import oracle_evidence, oracle_sessions
 from .preferences import infer_preferences, stated_preference
@@ -128,7 +128,7 @@ def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Pat
     trajs = [state.store.anonymous(state.facts.sessions[persona.id][t]) for t in split.ingest]
     with state.backend.phase("ingest"):
         memory.ingest(trajs, backend=state.backend)
-    know = know_test(memory, know_items(persona, seed=acting_.seed), backend=state.backend)
+    know = know_test(memory, know_items(persona, seed=acting_.seed) + free_know_items(persona), backend=state.backend)
     contexts = {t: memory.retrieve(acting_.tasks[t].prompt_for(persona), backend=state.backend)
                 for t in split.act_tasks}
     runs = {t: acting_.run(f"{method}/memory", t, contexts[t].text) for t in split.act_tasks}
@@ -139,7 +139,8 @@ def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Pat
         mine, zero_reading = acting_.reading(path, d), acting_.reading(zero[task], d)
         stated_pass = acting.act_pass(acting_.reading(stated[d], d), zero_reading, truth)
         dim_know = next(k for k in know if k["dimension"] == d and k["attribute"] is None)
-        attrs = [k for k in know if k["dimension"] == d and k["attribute"] is not None]
+        attrs = [k for k in know if k["dimension"] == d and k["attribute"] is not None and not k["free_form"]]
+        free = next((k for k in know if k["dimension"] == d and k["free_form"]), None)
         row = {"method": method, "params": json.dumps(params, sort_keys=True), "backend": state.backend.name,
                "model": state.backend.model, "agent": acting_.agent, "seed": acting_.seed, "persona": persona.id,
                "dimension": d, "true_tier": truth, "neutral_tier": NEUTRAL[d].value,
@@ -149,6 +150,9 @@ def _method_rows(acting_: Acting, method: str, split: Split, zero: dict[str, Pat
                "know_pass": bool(dim_know["correct"]), "know_answer": dim_know["answer"],
                "know_error": dim_know["error"], "know_attributes_correct": sum(bool(k["correct"]) for k in attrs),
                "know_attributes_total": len(attrs), "know_context_tokens": dim_know["context_tokens"],
+               "know_free_pass": None if free is None else bool(free["correct"]),
+               "know_free_likert": None if free is None else free["likert"],
+               "know_free_answer": None if free is None else free["answer"],
                "act_context_tokens": contexts[task].tokens, "inferred_tier": tiers.get(d) or "unknown",
                "infer_error": error, "memory_tier": mine.tier,
                "memory_distance": round(acting.distance(mine, truth), 4),

@@ -6,6 +6,12 @@ Each question is the retrieval query, and the shared reader answers it from that
 the bench. The options are the whole value set (no structural tell, design.py): one wording per
 question and a seeded order, so no phrase or position marks the key. A choices-only reader is at
 chance (1/3); the `no_context` method measures that floor on these very questions.
+
+Free-form Know (`free_know_items`) asks the same habit without options: per dimension, its own attribute
+(paper Table 8: reading strategy for A, output detail for B, ...; E has none and is not asked), "describe
+this user's ...", answered in the memory's own words by the shared reader and scored by the value judge of
+Profile Reconstruction (a pass: 4 or 5 of 5). Nothing to pick from, so a memory with nothing on the user
+scores near 0, not 1/3.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from ..bench import templates as tpl
 from ..bench.reader import answer
 from ..bench.schema import Item
 from ..bench.understanding import ATTRIBUTE_ITEMS
+from ..engine.policy import OWN_ATTRIBUTE
 from ..llm.tasks import LETTERS
 from ..schema import ATTRIBUTES, DIMENSION_CODES, Profile
 
@@ -59,13 +66,35 @@ def know_items(persona: Profile, *, seed: int = 0) -> list[Item]:
     return items
 
 
+OWN_OF = {d: a for a, d in OWN_ATTRIBUTE.items()}  # dimension -> its own attribute (E has none)
+
+
+def free_know_items(persona: Profile) -> list[Item]:
+    """The persona's free-form Know questions: per dimension with an own attribute, describe it (no options;
+    the reference is the attribute's Table 8 value for the persona's tier of the dimension)."""
+    items = []
+    for d in DIMENSION_CODES:
+        name = OWN_OF.get(d)
+        if name is None:
+            continue
+        tier = persona.tiers[d].value
+        question = tpl.QUESTIONS["profile"].format(label=tpl.attribute_label(name),
+                                                   description=tpl.attribute_hint(name))
+        items.append(Item(f"know-free-{persona.id}-{d}", "knowact", "know", "free-form", "procedural", persona.id,
+                          (), question, (), f"{tpl.attribute_label(name)}: {tpl.attribute_value(name, tier)}",
+                          {"dimension": d, "attribute": name, "tier": tier, "free_form": True}))
+    return items
+
+
 def know_test(memory: Any, items: list[Item], *, backend: Any) -> list[dict[str, Any]]:
-    """One outcome per item: retrieve with the question, answer with the shared reader."""
+    """One outcome per item: retrieve with the question, answer with the shared reader (a free-form answer
+    passes at 4 or 5 of 5 from the value judge; `likert` keeps its score)."""
     out = []
     for item in items:
         context = memory.retrieve(item.question, backend=backend)
         got = answer(item, context, backend=backend)
         out.append({"question_id": item.question_id, "dimension": item.metadata["dimension"],
-                    "attribute": item.metadata.get("attribute"), "correct": got.correct and got.error is None,
-                    "answer": got.answer, "error": got.error, "context_tokens": context.tokens})
+                    "attribute": item.metadata.get("attribute"), "free_form": not item.is_mcq,
+                    "correct": got.correct and got.error is None, "likert": got.likert, "answer": got.answer,
+                    "error": got.error, "context_tokens": context.tokens})
     return out

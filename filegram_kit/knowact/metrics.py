@@ -10,6 +10,9 @@ Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimens
   Undefined (null) when nothing is known.
 - Know observer = N(observer pass) / N: the calibrated reader on the mean fingerprint of the ingested
   sessions reads the user's tier (case.observer_tiers): what the traces show, whatever the memory does.
+- Free-form Know = N(free-form pass) / N(asked): the memory describes the dimension's own attribute in its own
+  words, judged by the value judge (know.free_know_items; dimension E has no own attribute and is not asked).
+  No options to guess from, so its floor is near 0 where the 3-option Know's is 1/3.
 - Act ceiling = N(oracle-preference pass) / N: how often the act run *told* the true tier passes the same
   judge. It bounds Act Acc from above (the acting agent's expression noise, one session's fingerprint,
   and cases whose true tier is the agent's neutral default, where a zero-memory run already acts so).
@@ -67,29 +70,36 @@ def _pct(num: int, den: int) -> float | None:
 
 
 def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
-    """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling and the
-    Know observer (null without their case columns), each rate's CI."""
+    """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling, the
+    Know observer and free-form Know over the `n_free` cases asked (null without their case columns), each
+    rate's CI."""
     by = list(by)
     _check(cases, [*by, "persona", "know_pass", "act_pass"])
     optional = {name: column in cases.columns for name, column in OPTIONAL.items()}
+    free = "know_free_pass" in cases.columns
     flags = cases.with_columns(pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
                                .alias("ap"), (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
                                *[(pl.col(column) if optional[name] else pl.lit(None)).cast(pl.Int64).fill_null(0)
-                                 .alias(name) for name, column in OPTIONAL.items()])
+                                 .alias(name) for name, column in OPTIONAL.items()],
+                               (pl.col("know_free_pass") if free else pl.lit(None)).cast(pl.Int64).fill_null(0)
+                               .alias("kf"),
+                               (pl.col("know_free_pass").is_not_null() if free else pl.lit(False)).cast(pl.Int64)
+                               .alias("kf_n"))
     rows = []
     for key, group in flags.group_by(by, maintain_order=True):
         per = group.group_by("persona").agg(pl.len().alias("n"), pl.col("kp").sum(), pl.col("ap").sum(),
-                                            pl.col("kp_ap").sum(), *[pl.col(c).sum() for c in OPTIONAL]
-                                            ).sort("persona")
-        m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL).to_numpy().astype(float)
-        n, kp, ap, kp_ap, op, ob = (int(x) for x in m.sum(axis=0))
+                                            pl.col("kp_ap").sum(), *[pl.col(c).sum() for c in OPTIONAL],
+                                            pl.col("kf").sum(), pl.col("kf_n").sum()).sort("persona")
+        m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL, "kf", "kf_n").to_numpy().astype(float)
+        n, kp, ap, kp_ap, op, ob, kf, kf_n = (int(x) for x in m.sum(axis=0))
         row = dict(zip(by, key, strict=True))
         row.update(n=n, personas=per.height, know_acc=_pct(kp, n), act_acc=_pct(ap, n), n_kp_ap=kp_ap,
                    n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp),
                    act_ceiling=_pct(op, n) if optional["act_ceiling"] else None,
-                   know_observer=_pct(ob, n) if optional["know_observer"] else None)
+                   know_observer=_pct(ob, n) if optional["know_observer"] else None, n_free=kf_n,
+                   know_free=_pct(kf, kf_n))
         for name, (num, den) in {"know_acc": (1, 0), "act_acc": (2, 0), "utilization": (3, 1),
-                                 "act_ceiling": (4, 0), "know_observer": (5, 0)}.items():
+                                 "act_ceiling": (4, 0), "know_observer": (5, 0), "know_free": (6, 7)}.items():
             ci = _cluster_ci(m, num, den, seed, n_boot) if row[name] is not None else (None, None)
             row[f"{name}_lo"], row[f"{name}_hi"] = ci
         rows.append(row)

@@ -36,7 +36,8 @@ def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
         pl.format("{} / {}", "n_kp_ap", pl.col("n_kp_ap") + pl.col("n_kp_af")).alias("KP-AP / KP"),
         *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
             lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(label)
-          for c, label in (("know_observer", "Know observer"), ("act_ceiling", "Act ceiling"))])
+          for c, label in (("know_free", "Know free-form"), ("know_observer", "Know observer"),
+                           ("act_ceiling", "Act ceiling"))])
 
 
 def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
