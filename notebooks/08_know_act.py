@@ -121,7 +121,8 @@ def _(autorun, corpus, methods, run, seed, who):
 def _(cases):
     mo.vstack([mo.md("## Know / Act / Utilization per method\nCells: estimate [persona-clustered 95% CI]; "
                      "`KP-AP / KP` is Utilization's count; `KP-AF` the known-but-not-acted cases and the share "
-                     "of each failure category."),
+                     "of each failure category. `Know free-form`: the memory describes the habit in its own "
+                     "words (no options, so its floor is near 0, not 1/3), judged by the value judge."),
                mo.ui.table(knowact.summary_table(cases), selection=None)])
     return
 
