@@ -302,24 +302,13 @@ def _():
 
 @app.cell
 def _(longest_run, pu_blocks):
-    import plotly.graph_objects as go
-
-    from filegram_kit.intruder_runs import intruder_streams, runs_table, stream_scores
+    from filegram_kit.intruder_runs import intruder_streams, runs_table
+    from filegram_kit.report.intruder_views import stream_figure
 
     runs_result = runs_table(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))
-    _streams = intruder_streams(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))[:1]
-    _figure = go.Figure()
-    for _reference, _colour in (("others", "#888888"), ("past", "#1f77b4")):
-        _scores = stream_scores(pu_blocks, _streams, train=1500, detector="habit", reference=_reference)
-        _figure.add_scatter(x=_scores["position"], y=_scores["score"], mode="lines", name=_reference,
-                            line={"color": _colour})
-        _intruder = _scores.filter(pl.col("masquerade"))
-        _figure.add_scatter(x=_intruder["position"], y=_intruder["score"], mode="markers", showlegend=False,
-                            marker={"color": "#d62728", "size": 6}, name=f"intruder ({_reference})")
-    _figure.update_layout(title=f"{_streams[0].target}'s later blocks (red: an intruder's), habit Markov score",
-                          xaxis_title="block in the stream", yaxis_title="surprise per action", height=320,
-                          margin={"t": 40, "b": 40})
-    mo.vstack([mo.ui.table(runs_result.drop("users", "runs"), selection=None), _figure])
+    _first = intruder_streams(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))[0]
+    mo.vstack([mo.ui.table(runs_result.drop("users", "runs"), selection=None),
+               stream_figure(pu_blocks, _first, train=1500)])
     return (runs_result,)
 
 

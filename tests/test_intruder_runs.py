@@ -121,3 +121,15 @@ def test_cli_imports_a_command_stream_and_scores_it_against_the_past(tmp_path, c
     assert {"alice_b0012", "alice_b0013", "alice_b0014"} <= set(flagged)
     with pytest.raises(SystemExit, match="--warmup"):
         main(["drift", str(tmp_path / "traces"), "--warmup", "3"])
+
+
+def test_the_stream_figure_draws_both_references_and_marks_exactly_the_intruders(blocks):
+    from filegram_kit.report.intruder_views import stream_figure
+
+    stream = intruder_streams(blocks, train=1000, seed=1)[0]
+    figure = stream_figure(blocks, stream, train=1000)
+    lines = [t for t in figure.data if t.mode == "lines"]
+    marks = [t for t in figure.data if t.mode == "markers"]
+    assert [t.name for t in lines] == ["others", "past"] and len(lines[0].x) == len(stream.later)
+    intruders = [k for k, b in enumerate(stream.later) if b.user != stream.target]
+    assert all(list(t.x) == intruders for t in marks)
