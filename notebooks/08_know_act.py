@@ -79,11 +79,12 @@ def _(smoke):
 def _(facts, personas, seed):
     _splits = [persona_split(facts, p, int(seed.value)) for p in personas]
     _table = pl.DataFrame([{"persona": s.persona, "ingest": len(s.ingest), "act tasks": ", ".join(s.act_tasks),
-                            **{f"{d} act": s.act[d] for d in s.act},
+                            **{f"{d} act": " ".join(s.act[d]) for d in s.act},
                             **{f"{d} evidence": f"{s.evidence[d]} ({s.evidence_sessions[d]})" for d in s.evidence}}
                            for s in _splits])
     mo.vstack([mo.md(f"## The splits (seed {seed.value})\nPer persona: how many sessions the memory ingests, "
-                     "the held-out task that tests each dimension's Act, and the evidence label: the strongest "
+                     "the held-out tasks that test each dimension's Act (each run with 3 seeds), and the evidence "
+                     "label: the strongest "
                      "activation of the dimension among the ingested tasks (fully activating sessions in "
                      "brackets). C, D and E are designed to vary; A, B and F nearly always read full."),
                mo.ui.table(_table, selection=None)])
@@ -157,7 +158,8 @@ def _(cases, out):
     _shown = knowact.worked_case(case, out)
     mo.vstack([
         mo.md(f"## One worked case: `{case['method']}` / `{case['persona']}` / dimension {case['dimension']} on "
-              f"{case['act_task']}\nTrue tier **{case['true_tier']}**, inferred from the context "
+              f"{case['act_tasks']} (the first run of {case['act_task']} shown)\nTrue tier **{case['true_tier']}**, "
+              "inferred from the context "
               f"**{case['inferred_tier']}**; Know {'pass' if case['know_pass'] else 'fail'}, Act "
               f"{'pass' if case['act_pass'] else 'fail'}. Workspace trees after the act run (`+` created, "
               "`-` gone):"),
@@ -179,10 +181,10 @@ def _(case, corpus):
 @app.cell
 def _(case):
     mo.hstack([
-        mo.stat(value=case["memory_tier"], label="memory run reads as",
-                caption=f"distance {case['memory_distance']:.2f} from true {case['true_tier']}"),
-        mo.stat(value=case["zero_tier"], label="zero-memory run reads as",
-                caption=f"distance {case['zero_distance']:.2f} from true {case['true_tier']}"),
+        mo.stat(value=case["memory_tier"], label=f"memory runs ({case['act_runs']}) read as",
+                caption=f"p(true {case['true_tier']}) = {case['memory_p_true']:.2f}"),
+        mo.stat(value=case["zero_tier"], label="zero-memory runs read as",
+                caption=f"p(true {case['true_tier']}) = {case['zero_p_true']:.2f}"),
         mo.stat(value=case["true_tier"], label="true tier", caption=f"neutral default {case['neutral_tier']}"),
     ], justify="start")
     return

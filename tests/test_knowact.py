@@ -16,12 +16,14 @@ from filegram_kit.knowact import CATEGORIES, attribute, attribution_shares, plan
 from filegram_kit.knowact import act as acting
 from filegram_kit.knowact.split import MIN_INGEST, RANK
 from filegram_kit.profiles import get_profile, sample_profiles
-from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS
+from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS, Tier
 from filegram_kit.tasks import get_task, load_tasks
 
 PERSONA = "p12_prolific_scanner"  # no dimension at the acting agent's neutral default
 REAL_ACT = acting.act
-TASKS = ["T-01", "T-02", "T-03", "T-05", "T-06", "T-09", "T-11", "T-14", "T-18", "T-21", "T-22", "T-24"]
+EVIDENCE: set[str] = set()  # oracle-evidence contexts seen by _act_calls
+TASKS = [f"T-{i:02d}" for i in range(1, 17)]
+OTHERS = ["p1_methodical", "p5_balanced_organizer"]  # whose sessions the Act reader is fit on
 
 
 def case(method, persona, know, act, attribution=None, **extra):
@@ -100,8 +102,12 @@ def test_split_holds_out_a_fully_activating_task_per_dimension(persona):
     split = plan_split(persona, tasks, seed=0)
     by_id = {t.id: t for t in tasks}
     assert len(split.ingest) >= MIN_INGEST
-    for d, task in split.act.items():
-        assert by_id[task].activation(d) == "full" and task not in split.ingest
+    for d, tasks_of_d in split.act.items():
+        full = [t.id for t in tasks if t.activation(d) == "full"]
+        assert len(tasks_of_d) == min(3, len(full)) == len(set(tasks_of_d))
+        assert all(by_id[t].activation(d) == "full" and t not in split.ingest for t in tasks_of_d)
+        runs = split.runs(d)
+        assert len(runs) >= 9 and {t for t, _ in runs} == set(tasks_of_d) and len(set(runs)) == len(runs)
     for d in DIMENSION_CODES:  # labels describe what was ingested, whatever the design aimed at
         strongest = max((by_id[t].activation(d) for t in split.ingest), key=RANK.__getitem__)
         assert split.evidence[d] == strongest
@@ -121,25 +127,58 @@ def test_the_evidence_design_varies_across_personas_and_seeds():
 # -- the act step ----------------------------------------------------------------------------------------------
 
 
+PRIOR = {d: {"L": 1 / 3, "M": 1 / 3, "R": 1 / 3} for d in DIMENSION_CODES}
+
+
 def test_the_acting_profile_holds_only_the_given_tiers():
     persona = get_profile(PERSONA)
-    blank = acting.acting_profile(persona, {})
-    assert dict(blank.tiers) == NEUTRAL and dict(blank.attributes) == {}
-    given = acting.acting_profile(persona, {"C": "L"})
-    assert given.tiers["C"].value == "L" and all(given.tiers[d] == NEUTRAL[d] for d in DIMENSION_CODES if d != "C")
+    defaults = {d: "R" for d in DIMENSION_CODES}
+    blank = acting.acting_profile(persona, {}, defaults)
+    assert {d: t.value for d, t in blank.tiers.items()} == defaults and dict(blank.attributes) == {}
+    given = acting.acting_profile(persona, {"C": "L"}, defaults)
+    assert given.tiers["C"].value == "L" and all(given.tiers[d].value == "R" for d in DIMENSION_CODES if d != "C")
     prompt = acting.act_prompt(persona, "")
     assert not any(DIMENSIONS[d].describe(t) in prompt for d in DIMENSION_CODES for t in "LMR")
 
 
 def test_an_act_run_replays_byte_identically_from_its_seed(tmp_path):
     persona, task = get_profile(PERSONA), get_task("T-18")
-    runs = [acting.act(persona, task, tmp_path / name, seed=3, workspaces=tmp_path / "ws", tiers={"C": "L"})
-            for name in ("one", "two")]
+    kw = {"workspaces": tmp_path / "ws", "tiers": {"C": "L"}, "prior": PRIOR}
+    runs = [acting.act(persona, task, tmp_path / name, 0, seed=3, **kw) for name in ("one", "two")]
     assert (runs[0] / "events.json").read_bytes() == (runs[1] / "events.json").read_bytes()
-    other = acting.act(persona, task, tmp_path / "three", seed=4, workspaces=tmp_path / "ws", tiers={"C": "L"})
-    assert (other / "events.json").read_bytes() != (runs[0] / "events.json").read_bytes()
-    given = json.loads((tmp_path / "one" / "given" / f"{runs[0].name}.json").read_text())
+    for other in (acting.act(persona, task, tmp_path / "three", 0, seed=4, **kw),
+                  acting.act(persona, task, tmp_path / "four", 1, seed=3, **kw)):  # another seed, another run index
+        assert (other / "events.json").read_bytes() != (runs[0] / "events.json").read_bytes()
+    given = json.loads((tmp_path / "one" / "given.json").read_text())
     assert given["tiers"]["C"] == "L" and given["tiers"]["A"] is None
+
+
+def test_an_uninformed_agent_follows_the_population_not_the_neutral_tier():
+    persona, task = get_profile(PERSONA), get_task("T-18")
+    tiers = {p.id: {d: t.value for d, t in p.tiers.items()} for p in sample_profiles(12, seed=2)}
+    prior = acting.default_prior(tiers, PERSONA)
+    assert all(abs(sum(prior[d].values()) - 1) < 1e-9 and min(prior[d].values()) > 0 for d in DIMENSION_CODES)
+    draws = [acting.default_tiers(persona, task, acting.run_seed(0, k), PRIOR) for k in range(12)]
+    assert all(len({draw[d] for draw in draws}) > 1 for d in DIMENSION_CODES)  # not a fixed (neutral) default
+    assert draws[0] == acting.default_tiers(persona, task, acting.run_seed(0, 0), PRIOR)  # common random numbers
+    skewed = acting.default_prior({**tiers, "x": {d: "L" for d in DIMENSION_CODES}}, "y")
+    assert all(skewed[d]["L"] > prior[d]["L"] - 1e-9 for d in DIMENSION_CODES)
+
+
+def test_a_neutral_tier_can_be_acted_on_and_an_unchanged_reading_cannot():
+    from filegram_kit.memory.filegramos.calibration import Reading
+
+    def seen(probabilities, share):
+        best = max(probabilities, key=probabilities.get)
+        return acting.Observed(Reading("B", best, probabilities[best], probabilities), share)
+
+    told = seen({"L": 0.05, "M": 0.9, "R": 0.05}, 0.8)
+    zero = seen({"L": 0.2, "M": 0.6, "R": 0.2}, 0.35)  # the population's mix reads like its middle tier
+    assert NEUTRAL["B"].value == "M" and acting.act_pass(told, zero, "M")  # yet fewer runs read M one by one
+    assert not acting.act_pass(zero, zero, "M")  # no memory, same runs: never a pass
+    assert not acting.act_pass_strict(told, zero, "M")  # the strict variant gives the middle tier no credit
+    assert acting.act_pass_strict(told, seen({"L": 0.6, "M": 0.3, "R": 0.1}, 0.3), "M")
+    assert not acting.act_pass(seen({"L": 0.5, "M": 0.45, "R": 0.05}, 0.5), zero, "M")  # reads another tier
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +186,7 @@ def tiny(tmp_path_factory) -> Path:
     from filegram_kit.engine import build_corpus
 
     out = tmp_path_factory.mktemp("knowact") / "corpus"
-    build_corpus(out, profiles=[PERSONA], tasks=TASKS, workers=1, progress=False)
+    build_corpus(out, profiles=[PERSONA, *OTHERS], tasks=TASKS, workers=1, progress=False)
     return out
 
 
@@ -159,11 +198,19 @@ def _act_calls(monkeypatch, tiny, tmp_path, persona_tiers=None):
     calls = []
     original = REAL_ACT
 
-    def spy(persona, task, condition, **kw):
-        calls.append((condition.relative_to(tmp_path).as_posix(), task.id, kw.get("tiers"), kw.get("context")))
-        return original(persona, task, condition, **kw)
+    def spy(persona, task, root, k, **kw):
+        calls.append((root.name, task.id, k, kw.get("tiers"), kw.get("context")))
+        return original(persona, task, root, k, **kw)
 
     monkeypatch.setattr(case_module.acting, "act", spy)
+    real_evidence = case_module.oracle_evidence
+
+    def evidence_spy(*args, **kw):  # marks the oracle-evidence contexts (they follow the truth by design)
+        text = real_evidence(*args, **kw)
+        EVIDENCE.add(text)
+        return text
+
+    monkeypatch.setattr(case_module, "oracle_evidence", evidence_spy)
     if persona_tiers is not None:
         from filegram_kit.bench import facts as facts_module
 
@@ -175,7 +222,8 @@ def _act_calls(monkeypatch, tiny, tmp_path, persona_tiers=None):
             return dataclasses.replace(facts, personas={**facts.personas, PERSONA: profile})
 
         monkeypatch.setattr(case_module, "corpus_facts", swapped)
-    cases = run_knowact(tiny, tmp_path / "out", methods=["no_context", "full_context"], workers=1, progress=False)
+    cases = run_knowact(tiny, tmp_path / "out", methods=["no_context", "full_context"], personas=[PERSONA], workers=1,
+                        progress=False)
     return cases, calls
 
 
@@ -184,23 +232,28 @@ def test_the_act_step_never_sees_the_true_tiers_except_in_the_oracle_preference_
     cases, calls = _act_calls(monkeypatch, tiny, tmp_path / "a")
     flipped = {d: NEUTRAL[d] for d in DIMENSION_CODES}  # another truth, same trajectories
     _, flipped_calls = _act_calls(monkeypatch, tiny, tmp_path / "b", flipped)
-    memory = [c for c in calls if "oracle" not in c[0]]
-    assert memory and memory == [c for c in flipped_calls if "oracle" not in c[0]]  # truth does not reach them
-    for condition, _, tiers, context in memory:
-        if condition.endswith(("zero_memory", "no_context/memory")):
-            assert context == "" and all(t is None for t in tiers.values())
-    stated = [c for c in calls if "oracle_preference" in c[0]]
-    assert sorted(c[0].rsplit("_", 1)[1] for c in stated) == list(DIMENSION_CODES)  # once per persona
-    for condition, _, _, context in stated:
-        d = condition.rsplit("_", 1)[1]
-        assert DIMENSIONS[d].describe(truth[d]) in context
-    evidence = [c for c in calls if "oracle_evidence" in c[0]]
-    assert cases.filter(pl.col("know_pass") & ~pl.col("act_pass")).height == len(evidence)
+    def is_stated(call):
+        return call[4].startswith("## What this user prefers") or call[4] in EVIDENCE
+
+    memory = [c for c in calls if not is_stated(c)]
+    assert memory and memory == [c for c in flipped_calls if not is_stated(c)]  # truth does not reach them
+    assert any(key == "xxxxxx" and context == "" for key, *_, context in memory)  # the zero-memory runs
+    stated = [c for c in calls if c[4].startswith("## What this user prefers")]
+    told = {next(d for d, t in tiers.items() if t) for *_, tiers, _ in stated}
+    assert told == set(DIMENSION_CODES)  # once per persona and dimension, each told one tier only
+    for key, _, _, tiers, context in stated:
+        d = next(d for d, t in tiers.items() if t)
+        assert tiers[d] == truth[d].value and sum(t is not None for t in tiers.values()) == 1
+        assert DIMENSIONS[d].describe(truth[d]) in context and key == acting.tiers_key(tiers)
+    no_context = cases.filter(pl.col("method") == "no_context")
+    assert not no_context["act_pass"].any()  # given nothing, it runs exactly the zero-memory runs
+    assert no_context["memory_trajectory"].to_list() == no_context["zero_trajectory"].to_list()
 
 
 def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
     out = tmp_path / "run"
-    cases = run_knowact(tiny, out, methods=["no_context", "filegramos"], workers=1, progress=False)
+    cases = run_knowact(tiny, out, methods=["no_context", "filegramos"], personas=[PERSONA], workers=1,
+                        progress=False)
     assert cases.height == 2 * len(DIMENSION_CODES) and pl.read_parquet(out / "cases.parquet").equals(cases)
     observer = cases.group_by("dimension").agg(pl.col("observer_tier").n_unique())  # one reading per persona
     assert observer["observer_tier"].to_list() == [1] * len(DIMENSION_CODES)
@@ -213,7 +266,8 @@ def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
     for path in cases["memory_trajectory"].to_list() + cases["zero_trajectory"].to_list():
         assert (out / path / "events.json").is_file()
     before = {p: p.stat().st_mtime_ns for p in (out / "act").rglob("events.json")}
-    again = run_knowact(tiny, out, methods=["no_context", "filegramos"], workers=1, progress=False)
+    again = run_knowact(tiny, out, methods=["no_context", "filegramos"], personas=[PERSONA], workers=1,
+                        progress=False)
     assert again.equals(cases) and {p: p.stat().st_mtime_ns for p in (out / "act").rglob("events.json")} == before
     with pytest.raises(ValueError, match="seed"):
         run_knowact(tiny, out, methods=["no_context"], seed=1, workers=1, progress=False)
@@ -244,7 +298,7 @@ def test_the_command_runs_against_a_loopback_openai_compatible_server(tiny, tmp_
     server.reply("/v1/chat/completions", _loopback_reply, times=500)
     out = tmp_path / "out"
     code = main(["knowact", "--corpus", str(tiny), "--methods", "no_context,full_context", "--backend",
-                 "openai_compat", "--out", str(out), "--workers", "1"])
+                 "openai_compat", "--out", str(out), "--workers", "1", "--personas", PERSONA])
     assert code == 0, capsys.readouterr().err
     cases = pl.read_parquet(out / "cases.parquet")
     assert set(cases["backend"]) == {"openai_compat"} and cases.height == 12
@@ -262,7 +316,7 @@ def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_p
     step = model.agent_step
     monkeypatch.setattr(model, "agent_step", lambda messages, tools: seen.append(messages[0]["content"]) or
                         step(messages, tools))
-    run = acting.act(persona, get_task("T-05"), tmp_path / "llm", seed=0, workspaces=tmp_path / "ws", agent="llm",
+    run = acting.act(persona, get_task("T-05"), tmp_path / "llm", 0, seed=0, workspaces=tmp_path / "ws", agent="llm",
                      context="## Memory\nThe user nests folders three levels deep.", backend=model)
     assert (run / "events.json").is_file() and seen
     assert all("nests folders three levels deep" in s for s in seen)
@@ -333,3 +387,48 @@ def test_free_form_know_passes_a_memory_that_states_the_value_and_nobody_else():
     empty = know_test(_Says(""), items, backend=backend)
     assert sum(r["correct"] for r in right) >= len(items) - 1  # the truth in the memory's words is read
     assert not any(r["correct"] for r in empty) and sum(r["correct"] for r in wrong) <= 1
+
+
+# -- the Act reader --------------------------------------------------------------------------------------------
+
+
+def _reader_facts(n_personas=9):
+    """Facts of n personas over all tasks, with a synthetic feature frame where `total_deletes` carries E."""
+    from filegram_kit.bench.facts import CorpusFacts, Expression
+
+    profiles = sample_profiles(n_personas, seed=11)
+    tasks = load_tasks()
+    sessions = {p.id: {t: f"{p.id}_{t}" for t in tasks} for p in profiles}
+    expressed = {tid: Expression(tiers={d: p.tiers[d].value for d in DIMENSION_CODES}, attributes={}, source="x")
+                 for p in profiles for tid in sessions[p.id].values()}
+    fields = {f.name for f in dataclasses.fields(CorpusFacts)}
+    base = {"personas": {p.id: p for p in profiles}, "tasks": tasks, "sessions": sessions, "expressed": expressed}
+    facts = CorpusFacts(**{k: v for k, v in base.items() if k in fields},
+                        **{k: {} for k in fields - set(base)})
+    return profiles, facts
+
+
+def test_the_act_reader_reads_a_visible_habit_and_never_learns_from_the_persona_under_test():
+    import numpy as np
+
+    from filegram_kit.knowact.act_reader import fit_act_reader
+
+    profiles, facts = _reader_facts()
+    rng = np.random.default_rng(0)
+    rate = {"L": 2.0, "M": 0.6, "R": 0.0}
+    rows = [{"trajectory_id": tid, "total_deletes": float(rng.poisson(rate[p.tiers["E"].value])),
+             "delete_to_create": 0.0, **{f: float(rng.random()) for f in ("files_created", "total_edits")}}
+            for p in profiles for tid in facts.sessions[p.id].values()]
+    features = pl.DataFrame(rows)
+    target = profiles[0]
+    reader = fit_act_reader(features, facts, target.id, runs=9)
+    own = features.filter(pl.col("trajectory_id").str.starts_with(target.id + "_")).head(9)
+    reading = reader.read(own, "E")
+    assert reading.tier == target.tiers["E"].value and abs(sum(reading.probabilities.values()) - 1) < 1e-3
+    other = next(t for t in Tier if t != target.tiers["E"])
+    flipped = dataclasses.replace(target, tiers={**target.tiers, "E": other})
+    swapped = dataclasses.replace(facts, personas={**facts.personas, target.id: flipped})
+    assert fit_act_reader(features, swapped, target.id, runs=9).read(own, "E") == reading  # its labels unused
+    with pytest.raises(ValueError, match="two other personas"):
+        fit_act_reader(features.filter(pl.col("trajectory_id").str.starts_with(target.id + "_")), facts, target.id,
+                       runs=9)

@@ -4,12 +4,14 @@
     rates(cases)                 # Know Acc, Act Acc, Utilization Rate per method, persona-clustered CIs
     attribution_shares(cases)    # Know-pass / Act-fail cases: retrieval, comprehension or application
 
-Know (know.py): a direct question about the habit, retrieved and answered like a bench item. Act
-(act.py): a held-out task that fully activates the dimension (split.py), retrieved with the task's own
-prompt; the acting agent works in a fresh sandbox from that context alone, once with memory and once
-without; the calibrated fingerprint reader judges whether the memory run reads as the user's tier and
-lands strictly closer to it than the zero-memory run. Failures of known habits are rerun with oracle
-evidence and the oracle preference (oracle.py). After arXiv 2607.29433.
+Know (know.py): a direct question about the habit, retrieved and answered like a bench item, and the same
+asked free-form. Act (act.py): three held-out tasks that fully activate the dimension, three seeds each
+(split.py), each retrieved with the task's own prompt; the acting agent works in fresh sandboxes from that
+context alone, with memory and without (where it knows nothing it acts like a typical user). The Act reader
+(act_reader.py, fit on the other personas' sessions) reads the nine runs together: the memory runs pass when
+they read as the user's tier and more of them read so one by one than of the zero-memory runs. The runs told
+the true tier measure the instrument's ceiling; failures of known habits are rerun with oracle evidence
+(oracle.py). After arXiv 2607.29433.
 """
 
 from .case import act_context

@@ -13,9 +13,11 @@ Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimens
 - Free-form Know = N(free-form pass) / N(asked): the memory describes the dimension's own attribute in its own
   words, judged by the value judge (know.free_know_items; dimension E has no own attribute and is not asked).
   No options to guess from, so its floor is near 0 where the 3-option Know's is 1/3.
-- Act ceiling = N(oracle-preference pass) / N: how often the act run *told* the true tier passes the same
-  judge. It bounds Act Acc from above (the acting agent's expression noise, one session's fingerprint,
-  and cases whose true tier is the agent's neutral default, where a zero-memory run already acts so).
+- Act ceiling = N(oracle-preference pass) / N: how often the act runs *told* the true tier pass the same
+  judge. It bounds Act Acc from above: what the instrument misses (the acting agent's expression noise,
+  habits a few sessions rarely show, the reader's errors) even when the preference is handed over.
+- Act strict = N(strict pass) / N: the memory runs read as the user's tier and the zero-memory runs do
+  not (act.act_pass_strict), the variant that gives no credit where zero memory already reads right.
 Every rate comes with its counts, so a tiny denominator is visible, and a 95% CI from a persona
 bootstrap: cases of one persona share that persona's memory, so the persona is the sampling unit and a
 ratio's numerator and denominator are resampled together.
@@ -30,7 +32,8 @@ import polars as pl
 
 CATEGORIES = ("retrieval", "comprehension", "application")
 N_BOOT = 1000
-OPTIONAL = {"act_ceiling": "oracle_preference_pass", "know_observer": "observer_pass"}  # rate -> case column
+OPTIONAL = {"act_ceiling": "oracle_preference_pass", "know_observer": "observer_pass",
+            "act_strict": "act_pass_strict"}  # rate -> case column
 
 
 def attribute(oracle_evidence_pass: bool, oracle_preference_pass: bool) -> str:
@@ -71,8 +74,8 @@ def _pct(num: int, den: int) -> float | None:
 
 def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
     """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling, the
-    Know observer and free-form Know over the `n_free` cases asked (null without their case columns), each
-    rate's CI."""
+    strict Act, the Know observer and free-form Know over the `n_free` cases asked (null without their case
+    columns), each rate's CI."""
     by = list(by)
     _check(cases, [*by, "persona", "know_pass", "act_pass"])
     optional = {name: column in cases.columns for name, column in OPTIONAL.items()}
@@ -91,35 +94,54 @@ def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int =
                                             pl.col("kp_ap").sum(), *[pl.col(c).sum() for c in OPTIONAL],
                                             pl.col("kf").sum(), pl.col("kf_n").sum()).sort("persona")
         m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL, "kf", "kf_n").to_numpy().astype(float)
-        n, kp, ap, kp_ap, op, ob, kf, kf_n = (int(x) for x in m.sum(axis=0))
+        n, kp, ap, kp_ap, op, ob, st, kf, kf_n = (int(x) for x in m.sum(axis=0))
         row = dict(zip(by, key, strict=True))
         row.update(n=n, personas=per.height, know_acc=_pct(kp, n), act_acc=_pct(ap, n), n_kp_ap=kp_ap,
                    n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp),
                    act_ceiling=_pct(op, n) if optional["act_ceiling"] else None,
-                   know_observer=_pct(ob, n) if optional["know_observer"] else None, n_free=kf_n,
+                   know_observer=_pct(ob, n) if optional["know_observer"] else None,
+                   act_strict=_pct(st, n) if optional["act_strict"] else None, n_free=kf_n,
                    know_free=_pct(kf, kf_n))
         for name, (num, den) in {"know_acc": (1, 0), "act_acc": (2, 0), "utilization": (3, 1),
-                                 "act_ceiling": (4, 0), "know_observer": (5, 0), "know_free": (6, 7)}.items():
+                                 "act_ceiling": (4, 0), "know_observer": (5, 0), "act_strict": (6, 0),
+                                 "know_free": (7, 8)}.items():
             ci = _cluster_ci(m, num, den, seed, n_boot) if row[name] is not None else (None, None)
             row[f"{name}_lo"], row[f"{name}_hi"] = ci
         rows.append(row)
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def attribution_shares(cases: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFrame:
-    """Per group: the Know-pass / Act-fail cases and the share (%) of each failure category."""
+def attribution_shares(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT,
+                       seed: int = 0) -> pl.DataFrame:
+    """Per group: the Know-pass / Act-fail cases, the share (%) of each failure category with a persona-bootstrap
+    95% CI, and `instrument_miss`: the share whose runs *told* the true tier fail too (null without that column).
+    Offline, a told agent applies the tier by construction, so those are the instrument's misses, booked as
+    application failures by KnowAct's rule."""
     by = list(by)
-    _check(cases, [*by, "know_pass", "act_pass", "attribution"])
+    _check(cases, [*by, "persona", "know_pass", "act_pass", "attribution"])
     failed = cases.filter(pl.col("know_pass") & ~pl.col("act_pass"))
     bad = failed.filter(~pl.col("attribution").is_in(CATEGORIES) | pl.col("attribution").is_null())
     if bad.height:
         raise ValueError(f"{bad.height} Know-pass / Act-fail case(s) have no attribution in {CATEGORIES}")
-    groups = cases.select(by).unique(maintain_order=True)
-    counts = failed.group_by(by).agg(pl.len().alias("n_kp_af"),
-                                     *[(pl.col("attribution") == c).sum().alias(f"n_{c}") for c in CATEGORIES])
-    out = groups.join(counts, on=by, how="left").with_columns(pl.col("^n_.*$").fill_null(0))
-    return out.with_columns([pl.when(pl.col("n_kp_af") > 0).then(100.0 * pl.col(f"n_{c}") / pl.col("n_kp_af"))
-                             .otherwise(None).alias(c) for c in CATEGORIES])
+    told = "oracle_preference_pass" in cases.columns
+    flags = failed.with_columns(*[(pl.col("attribution") == c).cast(pl.Int64).alias(f"n_{c}") for c in CATEGORIES],
+                                ((~pl.col("oracle_preference_pass")) if told else pl.lit(False)).cast(pl.Int64)
+                                .alias("n_instrument_miss"))
+    counted = [*[f"n_{c}" for c in CATEGORIES], "n_instrument_miss"]
+    rows = []
+    for key in cases.select(by).unique(maintain_order=True).iter_rows():
+        group = flags.filter(*[pl.col(c) == v for c, v in zip(by, key, strict=True)])
+        per = group.group_by("persona").agg(pl.len().alias("n_kp_af"), *[pl.col(c).sum() for c in counted])
+        m = per.sort("persona").select("n_kp_af", *counted).to_numpy().astype(float).reshape(-1, 1 + len(counted))
+        total = int(m[:, 0].sum())
+        row = {**dict(zip(by, key, strict=True)), "n_kp_af": total}
+        for i, name in enumerate([*CATEGORIES, "instrument_miss"], start=1):
+            row[f"n_{name}"] = int(m[:, i].sum())
+            row[name] = _pct(row[f"n_{name}"], total) if (told or name != "instrument_miss") else None
+            lo, hi = _cluster_ci(m, i, 0, seed, n_boot) if total and row[name] is not None else (None, None)
+            row[f"{name}_lo"], row[f"{name}_hi"] = lo, hi
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 def paired_differences(cases: pl.DataFrame, reference: str = "filegramos", *, n_boot: int = N_BOOT,

@@ -37,7 +37,7 @@ def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
         *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
             lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(label)
           for c, label in (("know_free", "Know free-form"), ("know_observer", "Know observer"),
-                           ("act_ceiling", "Act ceiling"))])
+                           ("act_strict", "Act strict"), ("act_ceiling", "Act ceiling"))])
 
 
 def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
@@ -46,7 +46,8 @@ def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
 
 def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000, reference: str = "filegramos") -> pl.DataFrame:
     """Per method: Know, Act, Utilization (95% persona CIs), counts, Act minus `reference` on the same cases
-    (paired), and the KP-AF attribution shares."""
+    (paired), and the KP-AF attribution shares with CIs, beside the share whose told runs fail too (the
+    instrument's misses)."""
     cells = rate_cells(rates(cases, n_boot=n_boot), ["method"])
     paired = paired_differences(cases, reference, n_boot=n_boot)
     if paired.height:
@@ -54,9 +55,11 @@ def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000, reference: str = "
             lambda r: _diff(r["act_diff"], r["act_diff_lo"], r["act_diff_hi"]), return_dtype=pl.String)
             .alias(f"Act - {reference}"))
         cells = cells.join(diffs, on="method", how="left", maintain_order="left")
-    shares = attribution_shares(cases).select(
+    shares = attribution_shares(cases, n_boot=n_boot).select(
         "method", pl.col("n_kp_af").alias("KP-AF"),
-        *[pl.col(c).round(1).alias(f"{c} %") for c in CATEGORIES])
+        *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
+            lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(f"{label} %")
+          for c, label in [*((c, c) for c in CATEGORIES), ("instrument_miss", "told runs fail too")]])
     return cells.join(shares, on="method", how="left", maintain_order="left")
 
 
@@ -72,9 +75,12 @@ def format_report(cases: pl.DataFrame) -> str:
              "and the share of each failure):", _text(summary_table(cases)), "",
              "By evidence strength (how visible the dimension was in the ingested sessions):",
              _text(rate_cells(rates(cases, by=["method", "evidence"]), ["method", "evidence"])), "",
-             "Cases whose true tier is the agent's neutral default (a zero-memory run already acts that way, so "
-             "'strictly closer' rarely holds):",
-             _text(rate_cells(rates(cases, by=["method", "true_is_neutral"]), ["method", "true_is_neutral"]))]
+             "Cases whose true tier is the engine's neutral default (a zero-memory agent does not know it is "
+             "wanted, so they can pass):",
+             _text(rate_cells(rates(cases, by=["method", "true_is_neutral"]), ["method", "true_is_neutral"])), "",
+             "The Act ceiling per dimension (the runs told the true tier; the instrument's own misses):",
+             _text(rate_cells(rates(cases.filter(pl.col("method") == cases["method"][0]), by=["dimension"]),
+                              ["dimension"]).select("dimension", "n", "Act ceiling"))]
     return "\n".join(parts) + "\n"
 
 

@@ -6,10 +6,12 @@
       splits.json                     every persona's ingest / act split and evidence labels (split.py)
       cases.parquet                   one row per (method, persona, dimension): every reported rate reads it
       units/<persona>/<method>.json   the rows of one (persona, method), written as each finishes (resume)
-      act/zero_memory/signal/...      the act runs, in the release layout (browse them with load_trajectories)
-      act/<method>/memory/...         ... conditioned on the method's context
-      act/<method>/oracle_evidence_<D>/...   ... on the oracle evidence of dimension D (Know-pass / Act-fail)
-      act/oracle_preference_<D>/...   ... on the stated true tier of D (method-independent)
+      act/<agent>/<key>/s<k>/signal/<persona>_<task>/   the act runs, in the release layout (browse them with
+                                      load_trajectories); <key> is what the agent was given: the offline
+                                      agent's inferred tiers (LxMxxR: x unknown, xxxxxx = zero memory), the
+                                      LLM agent's context hash; <key>/given.json says so. Every condition
+                                      (zero memory, each method's context, the oracle evidence, the stated
+                                      preference) that gives the same tiers shares the same runs.
       workspaces/                     the act tasks' workspace templates
 
 One persona is one unit of work (all its methods, so runs shared by methods are made once); units run
@@ -36,7 +38,7 @@ from ..bench.manifest import corpus_info
 from ..schema import Profile
 from .case import persona_rows, persona_split
 
-VERSION = 1
+VERSION = 2  # 2: several act tasks and seeds per dimension, read together (act_reader.py)
 DEFAULT_METHODS = ("no_context", "full_context", "naive_rag", "filegramos", "eager_summary", "mem0", "zep", "memos")
 CASES = "cases.parquet"
 FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "model", "backend_params", "agent")

@@ -19,9 +19,11 @@ from .registry import FigureData, TableData, artifact
 from .settings import RunSettings, settings_of
 
 NOTE = ("Offline: the shared lexical reader answers Know; the acting agent is the engine's policy on the tiers "
-        "`infer_preferences` reads from the context (a simplification of an LLM agent); the calibrated "
-        "fingerprint reader judges each act run against the zero-memory run of the same task and seed. Cells: "
-        "estimate [persona-clustered 95% CI]; counts beside every rate.")
+        "`infer_preferences` reads from the context (a simplification of an LLM agent), dimensions it reads nothing "
+        "for drawn from the other personas' tiers; each dimension is read over 9 act runs (3 held-out tasks x 3 "
+        "seeds) together by a reader fit on the other personas' sessions (knowact/act_reader.py), against the "
+        "zero-memory runs of the same tasks and seeds. Cells: estimate [persona-clustered 95% CI]; counts beside "
+        "every rate.")
 COLORS = {"Know": "#4C78A8", "Act": "#F58518", "Utilization": "#54A24B", "retrieval": "#4C78A8",
           "comprehension": "#E45756", "application": "#B279A2"}
 
@@ -63,9 +65,10 @@ def _label(method: str) -> str:
 @artifact("knowact_rates", notebook="08_know_act", corpus=True,
           title="Know vs Act: does memory that knows a file habit make the agent act on it? (per method)",
           note="One case = (method, persona, dimension). Know: the reader picks the user's tier from the memory's "
-               "answer to a direct question. Act: on a held-out task that fully activates the dimension, retrieved "
-               "with the task's own prompt, the memory run reads as the user's tier and strictly closer to it than "
-               "the zero-memory run. Utilization = KP-AP / KP. KP-AF: known but not acted on, split by the oracle "
+               "answer to a direct question. Act: on held-out tasks that fully activate the dimension, each retrieved "
+               "with the task's own prompt, the memory runs read as the user's tier, and more probably than the "
+               "zero-memory runs (Act strict: and the zero-memory runs do not read so). Utilization = KP-AP / KP. "
+               "KP-AF: known but not acted on, split by the oracle "
                "reruns into retrieval / comprehension / application failures. " + NOTE)
 def knowact_rates(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                   progress: bool | None = None) -> TableData:
@@ -124,7 +127,7 @@ def attribution_stack(cases: pl.DataFrame) -> FigureData:
 @artifact("knowact_utilization", notebook="08_know_act", corpus=True, figure=True,
           title="Know vs Act vs Utilization Rate per memory method (file traces)",
           note="Bars: Know, Act and Utilization with persona-clustered 95% CIs. The dash: the Act ceiling, how often "
-               "the act run told the user's true tier passes the same judge. " + NOTE)
+               "the act runs told the user's true tier pass the same judge. " + NOTE)
 def knowact_utilization(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                         progress: bool | None = None) -> FigureData:
     return knowact_bars(knowact_cases(corpus, settings, progress)[0])
@@ -155,11 +158,12 @@ def knowact_worked_case(corpus: str | Path | None = None, *, settings: RunSettin
     case = pick_worked_case(cases)
     shown = worked_case(case, out)
     context = act_context(corpus, case)
-    header = (f"{case['method']} / {case['persona']} / {case['dimension']} on {case['act_task']}: "
+    header = (f"{case['method']} / {case['persona']} / {case['dimension']} on {case['act_tasks']} (first run "
+              f"of {case['act_task']} shown): "
               f"true {case['true_tier']}, "
-              f"inferred {case['inferred_tier']}; memory run reads {case['memory_tier']} "
-              f"(distance {case['memory_distance']}), zero-memory run reads {case['zero_tier']} "
-              f"(distance {case['zero_distance']}); Know {case['know_pass']}, Act {case['act_pass']}")
+              f"inferred {case['inferred_tier']}; memory runs read {case['memory_tier']} "
+              f"(p(true) {case['memory_p_true']:.2f}), zero-memory runs read {case['zero_tier']} "
+              f"(p(true) {case['zero_p_true']:.2f}); Know {case['know_pass']}, Act {case['act_pass']}")
     columns = {"context (memory run)": _first(context, 40), "memory run tree": _first(shown["memory_tree"], 80),
                "zero-memory run tree": _first(shown["zero_tree"], 80)}
     n = max(len(v) for v in columns.values())
