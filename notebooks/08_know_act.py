@@ -14,6 +14,7 @@ with app.setup:
     from filegram_kit.bench.facts import corpus_facts
     from filegram_kit.knowact.case import persona_split
     from filegram_kit.knowact.report import rate_cells
+    from filegram_kit.knowact.run import VERSION
     from filegram_kit.memory.base import MEMORIES
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
     from filegram_kit.report.corpus_source import corpus_or_small
@@ -42,17 +43,20 @@ def _():
 
     - **Know pass**: asked directly about the habit, the method's retrieved context lets the reader pick the
       user's tier (L / M / R), as a bench item would.
-    - **Act pass**: on a held-out task that fully activates the dimension, retrieved with the task's own
-      prompt, the acting agent works in a fresh sandbox from that context alone. The calibrated fingerprint
-      reader must read the run as the user's tier, *and* strictly closer to it than a zero-memory run of the
-      same task and seed.
+    - **Act pass**: on three held-out tasks that fully activate the dimension, three seeds each, each
+      retrieved with the task's own prompt, the acting agent works in fresh sandboxes from that context
+      alone. The Act reader (fit on the other personas' sessions) must read the nine runs together as the
+      user's tier, *and* more of them must read so one by one than of the zero-memory runs of the same tasks
+      and seeds. **Act strict** asks instead that the zero-memory runs do not read as the user's tier.
     - **Utilization Rate** = KP-AP / (KP-AP + KP-AF): of the habits the memory knows, the share it acts on.
       Each Know-pass / Act-fail case is rerun with oracle evidence and with the stated preference, which
       attributes the failure to retrieval, comprehension or application.
 
     The offline acting agent is the engine's own policy, run on the tiers `infer_preferences` reads from the
-    context (unknown -> the neutral default): a simplification of an LLM agent, which may follow a stated
-    preference more (or less) reliably. Every rate has a persona-clustered 95% CI and its counts.
+    context (unknown -> a tier drawn from the other personas', as for a typical user): a simplification of an
+    LLM agent, which may follow a stated preference more (or less) reliably. The **Act ceiling** is the same
+    judge on runs told the true tier: what the instrument can see at all. Every rate has a persona-clustered
+    95% CI and its counts.
     """)
     return
 
@@ -99,7 +103,7 @@ def _(personas, smoke):
     seed = mo.ui.number(start=0, stop=999, step=1, value=0, label="Seed (split, questions, act runs)")
     run = mo.ui.run_button(label="Run KnowAct")
     mo.vstack([mo.md("Pick the memory methods, personas and seed (the splits table above follows the seed). "
-                     "All 20 personas x the eight default methods take about two minutes on 2 cores; a rerun "
+                     "All 20 personas x the eight default methods take about four minutes on 2 cores; a rerun "
                      "with more methods or personas reuses what is already done."),
                mo.hstack([methods, who, seed], justify="start"), run])
     return methods, run, seed, who
@@ -109,7 +113,7 @@ def _(personas, smoke):
 def _(autorun, corpus, methods, run, seed, who):
     mo.stop(not (run.value or autorun), mo.md("Press **Run KnowAct**."))
     mo.stop(not (methods.value and who.value), mo.md("Pick at least one method and one persona."))
-    out = WORK / "knowact" / f"seed{int(seed.value)}"  # one folder per seed: run_knowact refuses to mix seeds
+    out = WORK / "knowact" / f"v{VERSION}-seed{int(seed.value)}"  # run_knowact refuses to mix seeds or versions
     with mo.status.spinner(title=f"Know and Act of {len(methods.value)} methods on {len(who.value)} personas ..."):
         cases = knowact.run_knowact(corpus, out, methods=methods.value, personas=who.value, seed=int(seed.value),
                                     workers=2, progress=True)
@@ -139,6 +143,23 @@ def _(cases):
     _stack = attribution_stack(cases)
     (mo.ui.plotly(_stack.figure) if _stack.data["n_kp_af"].sum()
      else mo.md("No Know-pass / Act-fail cases: nothing to attribute."))
+    return
+
+
+@app.cell
+def _(cases):
+    _first = cases.filter(pl.col("method") == cases["method"][0])
+    _ceiling = rate_cells(knowact.rates(_first, by=["dimension"]), ["dimension"]).select("dimension", "n",
+                                                                                        "Act ceiling")
+    _shares = _first.group_by("dimension").agg(
+        pl.col("zero_share").mean().round(3).alias("zero-memory runs read as the user (share)"),
+        pl.col("oracle_preference_share").mean().round(3).alias("told runs read as the user (share)")).sort("dimension")
+    mo.vstack([mo.md("## The instrument: the Act ceiling per dimension\nThe runs told the true tier, judged like "
+                     "every memory's runs. Where the ceiling is low, the habit rarely shows in a session (E: "
+                     "a moderate curator often has nothing to delete), and Act on that dimension ranks little. "
+                     "Beside it, the mean share of runs read as the user's tier one by one: zero memory (a "
+                     "typical user's tiers) against told."),
+               mo.ui.table(_ceiling.join(_shares, on="dimension"), selection=None)])
     return
 
 

@@ -432,3 +432,13 @@ def test_the_act_reader_reads_a_visible_habit_and_never_learns_from_the_persona_
     with pytest.raises(ValueError, match="two other personas"):
         fit_act_reader(features.filter(pl.col("trajectory_id").str.starts_with(target.id + "_")), facts, target.id,
                        runs=9)
+
+
+def test_act_without_the_tier_conveyed_counts_only_cases_no_context_told():
+    rows = [case("m", "p1", True, True, true_tier="L", inferred_tiers="T-01:L T-02:x T-03:M"),  # conveyed once
+            case("m", "p1", False, True, true_tier="L", inferred_tiers="T-01:x T-02:M T-03:M"),  # a false pass
+            case("m", "p2", False, False, true_tier="R", inferred_tiers="T-01:x T-02:x T-03:x"),
+            case("m", "p2", False, False, true_tier="R", inferred_tiers="T-01:L T-02:M T-03:x")]
+    row = rates(pl.DataFrame(rows), n_boot=50).row(0, named=True)
+    assert row["n_unconveyed"] == 3 and row["act_unconveyed"] == pytest.approx(100 / 3)
+    assert rates(pl.DataFrame(rows).drop("inferred_tiers"), n_boot=50)["act_unconveyed"][0] is None

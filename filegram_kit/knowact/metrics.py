@@ -18,6 +18,9 @@ Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimens
   habits a few sessions rarely show, the reader's errors) even when the preference is handed over.
 - Act strict = N(strict pass) / N: the memory runs read as the user's tier and the zero-memory runs do
   not (act.act_pass_strict), the variant that gives no credit where zero memory already reads right.
+- Act unconveyed = N(act pass, tier not conveyed) / N(tier not conveyed): over the cases where no act
+  task's context made the agent infer the user's tier, how often Act passes anyway. The instrument's
+  false-pass rate: it should be near 0 (No Context is 0 by construction, its runs *are* the zero-memory runs).
 Every rate comes with its counts, so a tiny denominator is visible, and a 95% CI from a persona
 bootstrap: cases of one persona share that persona's memory, so the persona is the sampling unit and a
 ratio's numerator and denominator are resampled together.
@@ -74,13 +77,18 @@ def _pct(num: int, den: int) -> float | None:
 
 def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int = N_BOOT, seed: int = 0) -> pl.DataFrame:
     """One row per group: n, Know/Act Acc, the KP-AP and KP-AF counts, Utilization Rate, the Act ceiling, the
-    strict Act, the Know observer and free-form Know over the `n_free` cases asked (null without their case
-    columns), each rate's CI."""
+    strict Act, the Know observer, free-form Know over the `n_free` cases asked and Act over the `n_unconveyed`
+    cases whose tier no context conveyed (null without their case columns), each rate's CI."""
     by = list(by)
     _check(cases, [*by, "persona", "know_pass", "act_pass"])
     optional = {name: column in cases.columns for name, column in OPTIONAL.items()}
     free = "know_free_pass" in cases.columns
-    flags = cases.with_columns(pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
+    told = {"inferred_tiers", "true_tier"} <= set(cases.columns)
+    conveyed = pl.struct("inferred_tiers", "true_tier").map_elements(
+        lambda r: any(t.rsplit(":", 1)[-1] == r["true_tier"] for t in (r["inferred_tiers"] or "").split()),
+        return_dtype=pl.Boolean) if told else pl.lit(True)
+    flags = cases.with_columns((pl.col("act_pass") & ~conveyed).cast(pl.Int64).alias("au"),
+                               (~conveyed).cast(pl.Int64).alias("au_n"),pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
                                .alias("ap"), (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
                                *[(pl.col(column) if optional[name] else pl.lit(None)).cast(pl.Int64).fill_null(0)
                                  .alias(name) for name, column in OPTIONAL.items()],
@@ -92,19 +100,20 @@ def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int =
     for key, group in flags.group_by(by, maintain_order=True):
         per = group.group_by("persona").agg(pl.len().alias("n"), pl.col("kp").sum(), pl.col("ap").sum(),
                                             pl.col("kp_ap").sum(), *[pl.col(c).sum() for c in OPTIONAL],
-                                            pl.col("kf").sum(), pl.col("kf_n").sum()).sort("persona")
-        m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL, "kf", "kf_n").to_numpy().astype(float)
-        n, kp, ap, kp_ap, op, ob, st, kf, kf_n = (int(x) for x in m.sum(axis=0))
+                                            pl.col("kf").sum(), pl.col("kf_n").sum(), pl.col("au").sum(),
+                                            pl.col("au_n").sum()).sort("persona")
+        m = per.select("n", "kp", "ap", "kp_ap", *OPTIONAL, "kf", "kf_n", "au", "au_n").to_numpy().astype(float)
+        n, kp, ap, kp_ap, op, ob, st, kf, kf_n, au, au_n = (int(x) for x in m.sum(axis=0))
         row = dict(zip(by, key, strict=True))
         row.update(n=n, personas=per.height, know_acc=_pct(kp, n), act_acc=_pct(ap, n), n_kp_ap=kp_ap,
                    n_kp_af=kp - kp_ap, utilization=_pct(kp_ap, kp),
                    act_ceiling=_pct(op, n) if optional["act_ceiling"] else None,
                    know_observer=_pct(ob, n) if optional["know_observer"] else None,
                    act_strict=_pct(st, n) if optional["act_strict"] else None, n_free=kf_n,
-                   know_free=_pct(kf, kf_n))
+                   know_free=_pct(kf, kf_n), n_unconveyed=au_n, act_unconveyed=_pct(au, au_n) if told else None)
         for name, (num, den) in {"know_acc": (1, 0), "act_acc": (2, 0), "utilization": (3, 1),
                                  "act_ceiling": (4, 0), "know_observer": (5, 0), "act_strict": (6, 0),
-                                 "know_free": (7, 8)}.items():
+                                 "know_free": (7, 8), "act_unconveyed": (9, 10)}.items():
             ci = _cluster_ci(m, num, den, seed, n_boot) if row[name] is not None else (None, None)
             row[f"{name}_lo"], row[f"{name}_hi"] = ci
         rows.append(row)

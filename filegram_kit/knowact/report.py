@@ -37,7 +37,8 @@ def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
         *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
             lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(label)
           for c, label in (("know_free", "Know free-form"), ("know_observer", "Know observer"),
-                           ("act_strict", "Act strict"), ("act_ceiling", "Act ceiling"))])
+                           ("act_strict", "Act strict"), ("act_ceiling", "Act ceiling"),
+                           ("act_unconveyed", "Act, tier not conveyed"))])
 
 
 def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:

@@ -66,8 +66,9 @@ def _label(method: str) -> str:
           title="Know vs Act: does memory that knows a file habit make the agent act on it? (per method)",
           note="One case = (method, persona, dimension). Know: the reader picks the user's tier from the memory's "
                "answer to a direct question. Act: on held-out tasks that fully activate the dimension, each retrieved "
-               "with the task's own prompt, the memory runs read as the user's tier, and more probably than the "
-               "zero-memory runs (Act strict: and the zero-memory runs do not read so). Utilization = KP-AP / KP. "
+               "with the task's own prompt, the memory runs read together as the user's tier, and more of them "
+               "one by one than of the zero-memory runs (Act strict: and the zero-memory runs do not read so). "
+               "Utilization = KP-AP / KP. "
                "KP-AF: known but not acted on, split by the oracle "
                "reruns into retrieval / comprehension / application failures. " + NOTE)
 def knowact_rates(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
