@@ -54,6 +54,19 @@ def section(methods: list[str], results: dict[str, tuple[float, pl.DataFrame, in
             util = "n/a" if r["utilization"] is None else f"{r['utilization']:.1f}"
             cells.append(f"{r['know_acc']:.1f} / {r['act_acc']:.1f} / {util}")
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "The instrument per run: the Act ceiling (runs told the true tier) overall and per dimension, and "
+              "Act over the cases whose tier no act task's context conveyed (false passes; all methods pooled):", "",
+              "| run | Act ceiling | A | B | C | D | E | F | Act, tier not conveyed |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for s, (_, cases, _) in results.items():
+        first = cases.filter(pl.col("method") == cases["method"][0])
+        overall = rates(first, n_boot=200).row(0, named=True)
+        per = {r["dimension"]: r["act_ceiling"]
+               for r in rates(first, by=["dimension"], n_boot=50).iter_rows(named=True)}
+        pooled = rates(cases.with_columns(pl.lit("all").alias("method")), n_boot=200).row(0, named=True)
+        lines.append(f"| {s} | {overall['act_ceiling']:.1f} [{overall['act_ceiling_lo']:.1f}, "
+                     f"{overall['act_ceiling_hi']:.1f}] | " + " | ".join(f"{per[d]:.0f}" for d in "ABCDEF")
+                     + f" | {pooled['act_unconveyed']:.1f} (n={pooled['n_unconveyed']}) |")
     return "\n".join(lines) + "\n"
 
 
