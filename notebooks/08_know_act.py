@@ -13,7 +13,7 @@ with app.setup:
     from filegram_kit import knowact
     from filegram_kit.bench.facts import corpus_facts
     from filegram_kit.knowact.case import persona_split
-    from filegram_kit.knowact.report import rate_cells
+    from filegram_kit.knowact.report import instrument_table, rate_cells
     from filegram_kit.knowact.run import VERSION
     from filegram_kit.memory.base import MEMORIES
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
@@ -148,18 +148,13 @@ def _(cases):
 
 @app.cell
 def _(cases):
-    _first = cases.filter(pl.col("method") == cases["method"][0])
-    _ceiling = rate_cells(knowact.rates(_first, by=["dimension"]), ["dimension"]).select("dimension", "n",
-                                                                                        "Act ceiling")
-    _shares = _first.group_by("dimension").agg(
-        pl.col("zero_share").mean().round(3).alias("zero-memory runs read as the user (share)"),
-        pl.col("oracle_preference_share").mean().round(3).alias("told runs read as the user (share)")).sort("dimension")
     mo.vstack([mo.md("## The instrument: the Act ceiling per dimension\nThe runs told the true tier, judged like "
                      "every memory's runs. Where the ceiling is low, the habit rarely shows in a session (E: "
                      "a moderate curator often has nothing to delete), and Act on that dimension ranks little. "
-                     "Beside it, the mean share of runs read as the user's tier one by one: zero memory (a "
-                     "typical user's tiers) against told."),
-               mo.ui.table(_ceiling.join(_shares, on="dimension"), selection=None)])
+                     "Beside it, the mean share of runs read as the user's tier one by one, zero memory (a "
+                     "typical user's tiers) against told, and the false passes: Act where no context conveyed "
+                     "the tier."),
+               mo.ui.table(instrument_table(cases), selection=None)])
     return
 
 

@@ -442,3 +442,22 @@ def test_act_without_the_tier_conveyed_counts_only_cases_no_context_told():
     row = rates(pl.DataFrame(rows), n_boot=50).row(0, named=True)
     assert row["n_unconveyed"] == 3 and row["act_unconveyed"] == pytest.approx(100 / 3)
     assert rates(pl.DataFrame(rows).drop("inferred_tiers"), n_boot=50)["act_unconveyed"][0] is None
+
+
+def test_the_instrument_table_counts_each_pair_once_and_pools_false_passes():
+    from filegram_kit.knowact import instrument_table
+
+    def row(method, persona, dimension, told, act, inferred):
+        return case(method, persona, True, act, dimension=dimension, true_tier="L", inferred_tiers=inferred,
+                    oracle_preference_pass=told, oracle_preference_strict=False, zero_share=0.3,
+                    oracle_preference_share=0.7 if told else 0.2)
+
+    rows = [row(m, p, d, told, act, inferred)
+            for m, act, inferred in (("a", False, "T-01:x"), ("b", True, "T-01:M"))  # b passes without the tier
+            for p, d, told in (("p1", "A", True), ("p2", "A", False), ("p1", "B", True))]
+    table = instrument_table(pl.DataFrame(rows), n_boot=50)
+    by = {r["dimension"]: r for r in table.iter_rows(named=True)}
+    assert by["A"]["n"] == 2 and by["A"]["Act ceiling"].startswith("50.0") and by["B"]["n"] == 1
+    assert by["all"]["n"] == 3 and by["all"]["Act ceiling"].startswith("66.7")
+    assert by["all"]["cases, tier not conveyed"] == 6 and by["all"]["Act, tier not conveyed"].startswith("50.0")
+    assert by["A"]["told runs read as the user"] == pytest.approx(0.45)

@@ -16,11 +16,10 @@ the true tier measure the instrument's ceiling; failures of known habits are rer
 
 from .case import act_context
 from .metrics import CATEGORIES, attribute, attribution_shares, paired_differences, rates
-from .report import format_report, pick_worked_case, summary_table, worked_case
+from .report import format_report, instrument_table, pick_worked_case, summary_table, worked_case
 from .run import CASES, DEFAULT_METHODS, KnowActError, load_cases, run_knowact
 from .split import Split, plan_split
 
 __all__ = ["CASES", "CATEGORIES", "DEFAULT_METHODS", "KnowActError", "Split", "act_context", "attribute",
-           "attribution_shares", "format_report", "load_cases", "paired_differences", "pick_worked_case", "plan_split",
-           "rates",
-           "run_knowact", "summary_table", "worked_case"]
+           "attribution_shares", "format_report", "instrument_table", "load_cases", "paired_differences",
+           "pick_worked_case", "plan_split", "rates", "run_knowact", "summary_table", "worked_case"]

@@ -88,8 +88,10 @@ def rates(cases: pl.DataFrame, by: Sequence[str] = ("method",), *, n_boot: int =
         lambda r: any(t.rsplit(":", 1)[-1] == r["true_tier"] for t in (r["inferred_tiers"] or "").split()),
         return_dtype=pl.Boolean) if told else pl.lit(True)
     flags = cases.with_columns((pl.col("act_pass") & ~conveyed).cast(pl.Int64).alias("au"),
-                               (~conveyed).cast(pl.Int64).alias("au_n"),pl.col("know_pass").cast(pl.Int64).alias("kp"), pl.col("act_pass").cast(pl.Int64)
-                               .alias("ap"), (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
+                               (~conveyed).cast(pl.Int64).alias("au_n"),
+                               pl.col("know_pass").cast(pl.Int64).alias("kp"),
+                               pl.col("act_pass").cast(pl.Int64).alias("ap"),
+                               (pl.col("know_pass") & pl.col("act_pass")).cast(pl.Int64).alias("kp_ap"),
                                *[(pl.col(column) if optional[name] else pl.lit(None)).cast(pl.Int64).fill_null(0)
                                  .alias(name) for name, column in OPTIONAL.items()],
                                (pl.col("know_free_pass") if free else pl.lit(None)).cast(pl.Int64).fill_null(0)

@@ -14,7 +14,7 @@ import polars as pl
 
 from ..bench.score import METHOD_LABELS
 from ..knowact import CATEGORIES, attribution_shares, rates, run_knowact
-from ..knowact.report import pick_worked_case, rate_cells, summary_table, worked_case
+from ..knowact.report import instrument_table, pick_worked_case, rate_cells, summary_table, worked_case
 from .registry import FigureData, TableData, artifact
 from .settings import RunSettings, settings_of
 
@@ -88,6 +88,19 @@ def knowact_evidence(corpus: str | Path | None = None, *, settings: RunSettings 
                      progress: bool | None = None) -> pl.DataFrame:
     cases = knowact_cases(corpus, settings, progress)[0]
     return rate_cells(rates(cases, by=["method", "evidence"]), ["method", "evidence"])
+
+
+@artifact("knowact_instrument", notebook="08_know_act", corpus=True,
+          title="The Act instrument per dimension: its ceiling, its strict variant, and its false passes",
+          note="What the Act test can see, whatever the memory. Act ceiling: the runs told the true tier pass the "
+               "judge (one case per persona and dimension); strict: and the zero-memory runs do not read as the "
+               "user's tier. "
+               "Shares: the mean share of a condition's nine runs read as the user's tier one by one (zero memory: the "
+               "agent acts like a typical user). Act, tier not conveyed: over every method's cases whose act contexts "
+               "never made the agent infer the user's tier, how often Act passes anyway (false passes). " + NOTE)
+def knowact_instrument(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                       progress: bool | None = None) -> pl.DataFrame:
+    return instrument_table(knowact_cases(corpus, settings, progress)[0])
 
 
 def knowact_bars(cases: pl.DataFrame) -> FigureData:
