@@ -20,10 +20,10 @@ with app.setup:
     from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.report.knowact_figures import attribution_stack, knowact_bars
 
-    # smoke mode: 2 personas x 14 tasks. T-18 fully activates all six dimensions; C and D (the scarce ones) are
-    # fully activated by several more (C: T-05 T-14 T-21 T-27 T-29, D: T-09 T-10 T-21 T-29 T-30), so every
-    # split finds its act tasks and still keeps >= 8 sessions to ingest
-    SMOKE_PERSONAS = ["p1_methodical", "p16_phased_minimalist"]
+    # smoke mode: 3 personas (each one's Act reader is fit on the other two) x 14 tasks. T-18 fully activates
+    # all six dimensions; C and D (the scarce ones) are fully activated by several more (C: T-05 T-14 T-21 T-27
+    # T-29, D: T-09 T-10 T-21 T-29 T-30), so every split finds its act tasks and keeps >= 8 sessions to ingest
+    SMOKE_PERSONAS = ["p1_methodical", "p16_phased_minimalist", "p3_efficient_executor"]
     SMOKE_TASKS = ["T-01", "T-03", "T-04", "T-05", "T-09", "T-10", "T-14", "T-18", "T-20", "T-21", "T-22",
                    "T-27", "T-29", "T-30"]
     SMOKE_METHODS = ["no_context", "filegramos"]

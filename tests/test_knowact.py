@@ -461,3 +461,15 @@ def test_the_instrument_table_counts_each_pair_once_and_pools_false_passes():
     assert by["all"]["n"] == 3 and by["all"]["Act ceiling"].startswith("66.7")
     assert by["all"]["cases, tier not conveyed"] == 6 and by["all"]["Act, tier not conveyed"].startswith("50.0")
     assert by["A"]["told runs read as the user"] == pytest.approx(0.45)
+
+
+def test_a_corpus_of_fewer_than_three_personas_is_refused_before_anything_runs(tiny, tmp_path, monkeypatch):
+    from filegram_kit.bench import facts as facts_module
+    from filegram_kit.knowact import KnowActError
+
+    real = facts_module.corpus_facts
+    monkeypatch.setattr(facts_module, "corpus_facts", lambda corpus: dataclasses.replace(
+        real(corpus), sessions={PERSONA: real(corpus).sessions[PERSONA]}))
+    with pytest.raises(KnowActError, match="at least 3 personas"):
+        run_knowact(tiny, tmp_path / "out", methods=["no_context"], workers=1, progress=False)
+    assert not (tmp_path / "out").exists()

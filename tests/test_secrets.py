@@ -9,7 +9,7 @@ import pytest
 
 from filegram_kit.cli import main
 
-from .test_knowact import PERSONA, TASKS  # a persona and tasks that give every dimension an Act test
+from .test_knowact import OTHERS, PERSONA, TASKS  # personas and tasks that give every dimension an Act test
 from .test_knowact import _loopback_reply as _reply  # a stand-in model
 
 SENTINEL = "sk-SENTINEL-filegram-3f9a1c7e5b2d"  # what a leaked key would look like, nowhere else
@@ -20,7 +20,7 @@ def tiny(tmp_path_factory) -> Path:
     from filegram_kit.engine import build_corpus
 
     out = tmp_path_factory.mktemp("secrets") / "corpus"
-    build_corpus(out, profiles=[PERSONA], tasks=TASKS, workers=1, progress=False)
+    build_corpus(out, profiles=[PERSONA, *OTHERS], tasks=TASKS, workers=1, progress=False)
     return out
 
 
@@ -34,7 +34,7 @@ def test_a_run_with_a_key_writes_the_key_nowhere(tiny, tmp_path, monkeypatch, se
     server.reply("/v1/chat/completions", _reply, times=500)
     out = tmp_path / "out"
     code = main(["knowact", "--corpus", str(tiny), "--methods", "no_context,full_context", "--backend",
-                 "openai_compat", "--out", str(out), "--workers", "1"])
+                 "openai_compat", "--out", str(out), "--workers", "1", "--personas", PERSONA])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     sent = server.requests_to("/v1/chat/completions")

@@ -41,6 +41,7 @@ from .case import persona_rows, persona_split
 VERSION = 2  # 2: several act tasks and seeds per dimension, read together (act_reader.py)
 DEFAULT_METHODS = ("no_context", "full_context", "naive_rag", "filegramos", "eager_summary", "mem0", "zep", "memos")
 CASES = "cases.parquet"
+MIN_PERSONAS = 3  # the persona under test and at least two others to fit its Act reader on
 FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "model", "backend_params", "agent")
 
 
@@ -125,6 +126,10 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     if unknown:
         raise KeyError(f"unknown method(s) {unknown}; methods: {', '.join(sorted(MEMORIES))}")
     facts = corpus_facts(corpus)
+    if len(facts.sessions) < MIN_PERSONAS:
+        raise KnowActError(f"{corpus}: KnowAct needs at least {MIN_PERSONAS} personas in the corpus (the Act reader of "
+                           f"a persona is fit on the other personas' sessions), it has {len(facts.sessions)}; build "
+                           "it with more (`filegram corpus --profiles ...` or `--sample N`)")
     chosen = [p.id if isinstance(p, Profile) else p for p in (personas or sorted(facts.sessions))]
     missing = [p for p in chosen if p not in facts.sessions]
     if missing:
