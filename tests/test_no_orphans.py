@@ -38,7 +38,7 @@ def tiny(tmp_path_factory) -> Path:
     from filegram_kit.engine import build_corpus
 
     out = tmp_path_factory.mktemp("orphans") / "corpus"
-    build_corpus(out, profiles=["p1", "p3"], workers=1, progress=False)  # every task: KnowAct needs 8 + its act tasks
+    build_corpus(out, profiles=["p1", "p3", "p5"], workers=1, progress=False)  # every task; KnowAct: 3 personas
     return out
 
 
