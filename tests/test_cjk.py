@@ -1,0 +1,85 @@
+"""Chinese in rendered outputs: the CJK font draws what Latin-only fonts lose, PDFs keep it, tesseract reads it
+back, and a machine without the font or the OCR data is told which package to install."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from difflib import SequenceMatcher
+
+import pytest
+
+from filegram_kit import cjk
+
+TEXT = "季度报告：收入增长了百分之十二"  # a Chinese persona's kind of sentence
+
+
+def _draw(text: str, font) -> bytes:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("L", (40 * len(text) + 20, 64), 255)
+    ImageDraw.Draw(image).text((10, 10), text, fill=0, font=font)
+    return image.tobytes()
+
+
+def test_the_cjk_font_draws_chinese_that_the_bundled_font_turns_into_identical_boxes():
+    from PIL import ImageFont
+
+    bundled = ImageFont.load_default(size=32)
+    assert _draw("报", bundled) == _draw("告", bundled)  # the failure this module exists for: tofu
+    font = ImageFont.truetype(str(cjk.cjk_font()), 32)
+    one, other = _draw("报", font), _draw("告", font)
+    assert one != other and min(one) < 128  # two different glyphs, with ink
+
+
+def test_a_pdf_written_with_the_cjk_font_gives_its_chinese_back():
+    import pypdf
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.add_font("cjk", fname=str(cjk.cjk_font()))
+    pdf.set_font("cjk", size=12)
+    pdf.multi_cell(0, 8, f"{TEXT} (Quarterly report, v2)")
+    text = pypdf.PdfReader(io.BytesIO(bytes(pdf.output()))).pages[0].extract_text()
+    assert TEXT in text and "Quarterly report" in text and "?" not in text
+
+
+def test_tesseract_reads_back_the_chinese_a_page_shows(tmp_path):
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(cjk.cjk_font()), 40)
+    image = Image.new("L", (60 * len(TEXT), 100), 255)
+    ImageDraw.Draw(image).text((20, 25), TEXT, fill=0, font=font)
+    image.save(tmp_path / "page.png")
+    languages = cjk.ocr_languages(TEXT)
+    assert languages.startswith("chi_sim")
+    read = subprocess.run(["tesseract", str(tmp_path / "page.png"), "-", "-l", languages, "--psm", "7"],
+                          capture_output=True, text=True, check=True).stdout
+    read = "".join(ch for ch in read if cjk.has_cjk(ch) or ch == "：")
+    assert SequenceMatcher(None, read, TEXT).ratio() >= 0.8, read
+
+
+def test_a_missing_font_or_ocr_language_names_the_package(monkeypatch, tmp_path):
+    cjk.cjk_font.cache_clear()
+    monkeypatch.setattr(cjk, "KNOWN_FONTS", ())
+    monkeypatch.setattr(cjk, "_fontconfig_fonts", lambda: [])
+    monkeypatch.delenv(cjk.FONT_ENV, raising=False)
+    try:
+        with pytest.raises(cjk.MissingCJKFont, match=cjk.FONT_PACKAGE):
+            cjk.cjk_font()
+        monkeypatch.setenv(cjk.FONT_ENV, str(tmp_path / "nope.ttf"))
+        with pytest.raises(cjk.MissingCJKFont, match="nope.ttf"):
+            cjk.cjk_font()
+    finally:
+        cjk.cjk_font.cache_clear()
+    monkeypatch.setattr(cjk, "tesseract_languages", lambda: frozenset({"eng", "osd"}))
+    with pytest.raises(cjk.MissingOCRLanguage, match=cjk.OCR_PACKAGE):
+        cjk.ocr_languages(TEXT)
+    assert cjk.ocr_languages("an English page") == "eng" and cjk.ocr_languages("") == "eng"
+
+
+def test_languages_follow_the_text():
+    assert cjk.has_cjk(TEXT) and cjk.has_cjk("v2 报告.pdf") and not cjk.has_cjk("report_v2.pdf")
+    if "chi_sim" in cjk.tesseract_languages():
+        assert cjk.ocr_languages("") == "chi_sim+eng" and cjk.ocr_languages("plain") == "eng"
