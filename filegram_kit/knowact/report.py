@@ -22,23 +22,21 @@ def _cell(estimate: float | None, lo: float | None, hi: float | None) -> str:
     return f"{estimate:.1f} [{lo:.1f}, {hi:.1f}]" if lo is not None and hi is not None else f"{estimate:.1f}"
 
 
+def _cells(column: str, label: str, show=_cell) -> pl.Expr:
+    """`column` with its `_lo` / `_hi` bounds as one display cell named `label`."""
+    return pl.struct(column, f"{column}_lo", f"{column}_hi").map_elements(
+        lambda r: show(r[column], r[f"{column}_lo"], r[f"{column}_hi"]), return_dtype=pl.String).alias(label)
+
+
 def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     """`rates` as display cells: 'estimate [lo, hi]' with the counts beside each rate."""
     return frame.select(
-        *by, "n", "personas",
-        pl.struct("know_acc", "know_acc_lo", "know_acc_hi").map_elements(
-            lambda r: _cell(r["know_acc"], r["know_acc_lo"], r["know_acc_hi"]), return_dtype=pl.String).alias("Know"),
-        pl.struct("act_acc", "act_acc_lo", "act_acc_hi").map_elements(
-            lambda r: _cell(r["act_acc"], r["act_acc_lo"], r["act_acc_hi"]), return_dtype=pl.String).alias("Act"),
-        pl.struct("utilization", "utilization_lo", "utilization_hi").map_elements(
-            lambda r: _cell(r["utilization"], r["utilization_lo"], r["utilization_hi"]),
-            return_dtype=pl.String).alias("Utilization"),
+        *by, "n", "personas", _cells("know_acc", "Know"), _cells("act_acc", "Act"),
+        _cells("utilization", "Utilization"),
         pl.format("{} / {}", "n_kp_ap", pl.col("n_kp_ap") + pl.col("n_kp_af")).alias("KP-AP / KP"),
-        *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
-            lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(label)
-          for c, label in (("know_free", "Know free-form"), ("know_observer", "Know observer"),
-                           ("act_strict", "Act strict"), ("act_ceiling", "Act ceiling"),
-                           ("act_unconveyed", "Act, tier not conveyed"))])
+        *[_cells(c, label) for c, label in (("know_free", "Know free-form"), ("know_observer", "Know observer"),
+                                            ("act_strict", "Act strict"), ("act_ceiling", "Act ceiling"),
+                                            ("act_unconveyed", "Act, tier not conveyed"))])
 
 
 def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
@@ -52,15 +50,12 @@ def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000, reference: str = "
     cells = rate_cells(rates(cases, n_boot=n_boot), ["method"])
     paired = paired_differences(cases, reference, n_boot=n_boot)
     if paired.height:
-        diffs = paired.select("method", pl.struct("act_diff", "act_diff_lo", "act_diff_hi").map_elements(
-            lambda r: _diff(r["act_diff"], r["act_diff_lo"], r["act_diff_hi"]), return_dtype=pl.String)
-            .alias(f"Act - {reference}"))
+        diffs = paired.select("method", _cells("act_diff", f"Act - {reference}", _diff))
         cells = cells.join(diffs, on="method", how="left", maintain_order="left")
     shares = attribution_shares(cases, n_boot=n_boot).select(
         "method", pl.col("n_kp_af").alias("KP-AF"),
-        *[pl.struct(c, f"{c}_lo", f"{c}_hi").map_elements(
-            lambda r, c=c: _cell(r[c], r[f"{c}_lo"], r[f"{c}_hi"]), return_dtype=pl.String).alias(f"{label} %")
-          for c, label in [*((c, c) for c in CATEGORIES), ("instrument_miss", "told runs fail too")]])
+        *[_cells(c, f"{label} %") for c, label in [*((c, c) for c in CATEGORIES),
+                                                    ("instrument_miss", "told runs fail too")]])
     return cells.join(shares, on="method", how="left", maintain_order="left")
 
 
@@ -82,9 +77,7 @@ def instrument_table(cases: pl.DataFrame, *, n_boot: int = 1000) -> pl.DataFrame
             pl.col("oracle_preference_share").mean().round(3).alias("told runs read as the user"))
         false = rates(everyone, by=keys, n_boot=n_boot).select(
             "dimension", pl.col("n_unconveyed").alias("cases, tier not conveyed"),
-            pl.struct("act_unconveyed", "act_unconveyed_lo", "act_unconveyed_hi").map_elements(
-                lambda r: _cell(r["act_unconveyed"], r["act_unconveyed_lo"], r["act_unconveyed_hi"]),
-                return_dtype=pl.String).alias("Act, tier not conveyed"))
+            _cells("act_unconveyed", "Act, tier not conveyed"))
         parts.append(ceiling.join(strict, on=keys).join(false, on=keys).sort("dimension"))
     return pl.concat(parts)
 

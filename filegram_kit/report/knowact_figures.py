@@ -15,15 +15,16 @@ import polars as pl
 from ..bench.score import METHOD_LABELS
 from ..knowact import CATEGORIES, attribution_shares, rates, run_knowact
 from ..knowact.report import instrument_table, pick_worked_case, rate_cells, summary_table, worked_case
+from ..knowact.split import ACT_RUNS, ACT_TASKS
 from .registry import FigureData, TableData, artifact
 from .settings import RunSettings, settings_of
 
 NOTE = ("Offline: the shared lexical reader answers Know; the acting agent is the engine's policy on the tiers "
         "`infer_preferences` reads from the context (a simplification of an LLM agent), dimensions it reads nothing "
-        "for drawn from the other personas' tiers; each dimension is read over 9 act runs (3 held-out tasks x 3 "
-        "seeds) together by a reader fit on the other personas' sessions (knowact/act_reader.py), against the "
-        "zero-memory runs of the same tasks and seeds. Cells: estimate [persona-clustered 95% CI]; counts beside "
-        "every rate.")
+        f"for drawn from the other personas' tiers; each dimension is read over {ACT_RUNS} act runs ({ACT_TASKS} "
+        "held-out tasks, several seeds each) together by a reader fit on the other personas' sessions "
+        "(knowact/act_reader.py), against the zero-memory runs of the same tasks and seeds. Cells: estimate "
+        "[persona-clustered 95% CI]; counts beside every rate.")
 COLORS = {"Know": "#4C78A8", "Act": "#F58518", "Utilization": "#54A24B", "retrieval": "#4C78A8",
           "comprehension": "#E45756", "application": "#B279A2"}
 
