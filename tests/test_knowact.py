@@ -473,3 +473,16 @@ def test_a_corpus_of_fewer_than_three_personas_is_refused_before_anything_runs(t
     with pytest.raises(KnowActError, match="at least 3 personas"):
         run_knowact(tiny, tmp_path / "out", methods=["no_context"], workers=1, progress=False)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_run_folder_lives_beside_the_corpus_it_reads(tmp_path):
+    """A corpus outside the project (a quick reproduce's temporary one) must not reuse the project's data/knowact."""
+    from filegram_kit.report.knowact_figures import run_folder
+    from filegram_kit.report.settings import RunSettings
+
+    corpus = tmp_path / "elsewhere" / "corpus"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text('{"engine": "abc123"}', encoding="utf-8")
+    folder = run_folder(corpus, RunSettings(quick=True))
+    assert folder.parent == (tmp_path / "elsewhere" / "knowact").resolve()
+    assert folder.name.startswith("offline-abc123-") and folder.name.endswith("-quick")

@@ -30,20 +30,21 @@ COLORS = {"Know": "#4C78A8", "Act": "#F58518", "Utilization": "#54A24B", "retrie
 
 
 def run_folder(corpus: Path, settings: RunSettings) -> Path:
-    """`data/knowact/<backend>-<engine>-<code>[-quick]`: code = the KnowAct modules that compute cases (its
-    report module aside) and the harness's code fingerprint (memories, reader, backends, fingerprints),
-    so a change to how cases are computed gets a new folder and a change to a report does not."""
+    """`knowact/<backend>-<engine>-<code>[-quick]` beside the corpus (data/corpus -> data/knowact/...; a corpus
+    elsewhere, e.g. a quick reproduce's temporary one, keeps its runs beside it, never in the project's data/):
+    code = the KnowAct modules that compute cases (its report module aside) and the harness's code fingerprint
+    (memories, reader, backends, fingerprints), so a change to how cases are computed gets a new folder and a
+    change to a report does not."""
     import hashlib
 
     from .. import code_closure
     from ..bench.manifest import code_fingerprint, corpus_info
-    from .corpus_source import _project_root
 
     own = [p for p in sorted((code_closure.PACKAGE / "knowact").glob("*.py")) if p.name != "report.py"]
     code = hashlib.sha256((code_closure.digest(own) + code_fingerprint()).encode()).hexdigest()[:12]
     engine = corpus_info(corpus)["engine"] or "unknown"
     name = f"{settings.backend}-{engine}-{code}{'-quick' if settings.quick else ''}"
-    return _project_root() / "data" / "knowact" / name
+    return Path(corpus).resolve().parent / "knowact" / name
 
 
 def knowact_cases(corpus: str | Path | None = None, settings: RunSettings | None = None,
