@@ -432,8 +432,9 @@ def _():
     reads the outputs only through **one shared parser** (pypdf, python-docx, python-pptx, openpyxl,
     tesseract OCR for images, container metadata for audio), so the table below is what it loses:
     the share of each section's words the parse gives back, tables whose grid was flattened, images
-    without text and narrations nobody transcribed. Chinese text is lost by the PDF renderer's core
-    font and by English OCR; the rows say so rather than hide it.
+    without text and narrations nobody transcribed, per format and per language (`zh`: sections that
+    are mostly Chinese). Chinese is drawn with a CJK font and OCR reads English and Chinese
+    (`filegram_kit/cjk.py`), so the two languages should lose about the same.
     """), render_now])
     return (render_now,)
 

@@ -4,6 +4,7 @@ back, and a machine without the font or the OCR data is told which package to in
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 from difflib import SequenceMatcher
 
@@ -76,10 +77,27 @@ def test_a_missing_font_or_ocr_language_names_the_package(monkeypatch, tmp_path)
     monkeypatch.setattr(cjk, "tesseract_languages", lambda: frozenset({"eng", "osd"}))
     with pytest.raises(cjk.MissingOCRLanguage, match=cjk.OCR_PACKAGE):
         cjk.ocr_languages(TEXT)
-    assert cjk.ocr_languages("an English page") == "eng" and cjk.ocr_languages("") == "eng"
+    with pytest.raises(cjk.MissingOCRLanguage, match=cjk.OCR_PACKAGE):
+        cjk.ocr_languages()  # a page of unknown language is never silently read in English alone
+    assert cjk.ocr_languages("an English page") == "eng"
 
 
 def test_languages_follow_the_text():
     assert cjk.has_cjk(TEXT) and cjk.has_cjk("v2 报告.pdf") and not cjk.has_cjk("report_v2.pdf")
     if "chi_sim" in cjk.tesseract_languages():
-        assert cjk.ocr_languages("") == "chi_sim+eng" and cjk.ocr_languages("plain") == "eng"
+        assert cjk.ocr_languages(TEXT) == "chi_sim+eng" and cjk.ocr_languages("plain") == "eng"
+        assert cjk.ocr_languages() == "eng+chi_sim"
+
+
+@pytest.mark.parametrize("text", [TEXT * 4, "a plain English sentence that goes on for a while " * 3,
+                                  "季度报告 quarterly revenue report：收入增长了 twelve percent 百分之十二 " * 3])
+def test_wrapping_counts_a_chinese_character_as_two_columns_and_loses_nothing(text):
+    lines = cjk.wrap(text, 30)
+    assert all(cjk.width(line) <= 30 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    words = [w for line in lines for w in re.findall("[a-z]+", line)]
+    assert words == re.findall("[a-z]+", text)  # no English word split across two lines
+
+
+def test_a_line_is_cut_to_its_columns_not_its_characters():
+    assert cjk.cut("报告abc", 5) == "报告a" and cjk.cut("report", 3) == "rep" and cjk.width("报告 ab") == 7

@@ -23,8 +23,10 @@ from filegram_kit.bench.track4 import by_setting, setting_corpus, setting_dir, t
 from filegram_kit.bench.visual_grounding import build_visual_setting, controls, rescore, visual_grounding_items
 from filegram_kit.bench.visual_judge import judge_prediction, naming_style
 from filegram_kit.engine import build_corpus
+from filegram_kit.multimodal.parse import ocr
 from filegram_kit.multimodal.replay import (
     FPS,
+    GuiStep,
     caption_video,
     draw_frame,
     gui_steps,
@@ -96,9 +98,26 @@ def test_replay_frames_align_with_events_and_the_captioner_reads_them_back(corpu
     captions = caption_video(video)
     latin = [(c, s) for c, s in zip(captions, steps, strict=True) if status_text(s).isascii()]
     read = sum(c is not None and f"{c[0]} {c[1]}" == status_text(s) for c, s in latin)
-    assert latin and read >= 0.9 * len(latin)  # the frame font has no CJK glyphs: Chinese names are lost
+    assert latin and read >= 0.9 * len(latin)
     assert all(c is None or c[0] == s.action for c, s in zip(captions, steps, strict=True))
     assert record_replay(steps)[0] == video  # the same steps give the same bytes
+
+
+@needs_ocr
+def test_the_captioner_reads_chinese_names_and_a_frame_shows_chinese_content():
+    """Frames drawn in a Latin-only font showed Chinese as empty boxes, so a Chinese persona's file names were lost."""
+    import io
+
+    targets = ["报告.md", "reports/季度总结.md", "归档/2024 旧文件.txt", "notes/会议纪要_v2.md"]
+    preview = "季度报告：收入增长了百分之十二\n成本下降"
+    steps = [GuiStep(n, "WRITE", t, tuple(sorted({"reports", "归档", "notes", t})), preview)
+             for n, t in enumerate(targets)]
+    video, _ = record_replay(steps)
+    captions = caption_video(video)
+    assert sum(c == ("WRITE", t) for c, t in zip(captions, targets, strict=True)) >= 3, captions
+    buf = io.BytesIO()
+    draw_frame(steps[0]).crop((300, 0, 800, 60)).convert("L").resize((1000, 120)).save(buf, "PNG")  # the preview
+    assert "收入增长" in ocr([buf.getvalue()])[0]
 
 
 def test_a_frame_shows_the_target_in_the_tree_and_the_action_in_the_status_bar(corpus):

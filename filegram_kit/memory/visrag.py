@@ -5,9 +5,10 @@ rendered as a page image; the query's top-k over both pools.
     get_memory("visrag", pages="text")   pages always embedded by their text (what an OCR of the page reads)
 
 Chunks: 20 events each (rag.py). Pages: every write that creates a file with at least `min_chars`
-characters of content becomes one page: the content wrapped at 105 columns, its first `page_lines`
-lines drawn in an 800-pixel-wide PNG (Pillow's bundled font, which has no CJK glyphs; the text is
-also stored in the PNG's iTXt, so any reader of the image can recover it; drawn only when needed).
+characters of content becomes one page: the content wrapped at 105 columns (a Chinese character takes two),
+its first `page_lines` lines drawn in an 800-pixel-wide PNG (Pillow's bundled font, the CJK font for a line
+with Chinese: cjk.py; the text is also stored in the PNG's iTXt, so any reader of the image can recover it;
+drawn only when needed).
 pages="auto" embeds the PNG with `embed_images` when the backend embeds pixels in the text space
 (`Backend.embeds_images`: cohere), and otherwise embeds the page's text: the offline backend has no
 vision, so offline VisRAG reads pages as text, and `page_mode_` (and every page's heading in the
@@ -18,13 +19,13 @@ generator sees the image).
 from __future__ import annotations
 
 import io
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .. import cjk
 from ..schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
@@ -54,19 +55,19 @@ class Page:
 
 
 def page_text(content: str, page_lines: int) -> str:
-    lines = [w for line in content.splitlines() for w in (textwrap.wrap(line, COLUMNS) or [""])]
+    lines = [w for line in content.splitlines() for w in (cjk.wrap(line, COLUMNS) or [""])]
     return "\n".join(lines[:page_lines])
 
 
 def render_page(path: str, text: str) -> bytes:
     """An 800-pixel-wide PNG of the text (one line per LINE_HEIGHT pixels), the text also in its iTXt."""
-    from PIL import Image, ImageDraw, ImageFont, PngImagePlugin
+    from PIL import Image, ImageDraw, PngImagePlugin
 
     lines = text.splitlines() or [""]
     image = Image.new("RGB", (PAGE_WIDTH, 2 * MARGIN + LINE_HEIGHT * len(lines)), (255, 255, 255))
-    draw, font = ImageDraw.Draw(image), ImageFont.load_default()
+    draw = ImageDraw.Draw(image)
     for n, line in enumerate(lines):
-        draw.text((MARGIN, MARGIN + n * LINE_HEIGHT), line, fill=(20, 20, 20), font=font)
+        draw.text((MARGIN, MARGIN + n * LINE_HEIGHT), line, fill=(20, 20, 20), font=cjk.image_font(10, line))
     info = PngImagePlugin.PngInfo()
     info.add_itxt("Title", path)
     info.add_itxt("Description", text)

@@ -7,6 +7,8 @@ static parts kept compressed, and each document appends only `word/document.xml`
 The result opens in python-docx and Word like python-docx's own; styles are the template's Title,
 Heading 2 and List Bullet. PPTX likewise: python-pptx's empty deck, plus one slide part per slide and
 the four parts that list them (content types, presentation, its relationships, core properties).
+A run with Chinese names its East Asian font and language (zh-CN), so an office suite sets it in a CJK font;
+the text itself is Unicode in the XML, which every parser reads whatever the fonts.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import zipfile
 from functools import cache
 from xml.sax.saxutils import escape
 
+from ..cjk import has_cjk
 from ..workspace.formats import normalise_zip
 
 _PER_FILE = ("word/document.xml", "docProps/core.xml")
 _STYLES = {"title": "Title", "heading": "Heading2", "bullet": "ListBullet", "para": None}
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+EAST_ASIAN_FONT = "WenQuanYi Zen Hei"  # the font `make setup` installs; named, not embedded (a fixed name: same bytes)
 
 
 def _split(saved: bytes, per_file: tuple[str, ...]) -> tuple[bytes, dict[str, str]]:
@@ -54,7 +58,9 @@ def _titled(core: str, title: str) -> str:
 def _paragraph(style: str, text: str) -> str:
     name = _STYLES[style]
     props = f'<w:pPr><w:pStyle w:val="{name}"/></w:pPr>' if name else ""
-    return f'<w:p>{props}<w:r><w:t xml:space="preserve">{escape(_INVALID_XML.sub("", text))}</w:t></w:r></w:p>'
+    run = (f'<w:rPr><w:rFonts w:eastAsia="{EAST_ASIAN_FONT}"/><w:lang w:eastAsia="zh-CN"/></w:rPr>'
+           if has_cjk(text) else "")
+    return f'<w:p>{props}<w:r>{run}<w:t xml:space="preserve">{escape(_INVALID_XML.sub("", text))}</w:t></w:r></w:p>'
 
 
 def _entry(name: str) -> zipfile.ZipInfo:
@@ -101,7 +107,9 @@ def _deck_template() -> tuple[bytes, dict[str, str]]:
 
 
 def _shape(n: int, name: str, placeholder: str, lines: list[str]) -> str:
-    paras = "".join(f"<a:p><a:r><a:t>{escape(_INVALID_XML.sub('', line))}</a:t></a:r></a:p>" for line in lines)
+    chinese = f'<a:rPr lang="zh-CN"><a:ea typeface="{EAST_ASIAN_FONT}"/></a:rPr>'
+    paras = "".join(f"<a:p><a:r>{chinese if has_cjk(line) else ''}<a:t>{escape(_INVALID_XML.sub('', line))}</a:t>"
+                    "</a:r></a:p>" for line in lines)
     return (f'<p:sp><p:nvSpPr><p:cNvPr id="{n}" name="{name}"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr>'
             f'<p:nvPr>{placeholder}</p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>'
             f'{paras or "<a:p/>"}</p:txBody></p:sp>')

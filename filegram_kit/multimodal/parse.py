@@ -4,7 +4,8 @@
     loss = measure(section, fmt, text)                              # words recovered, tables flattened, ...
 
 Documents, sheets and slides go through the agent's own read view (documents.py: pypdf, python-docx,
-python-pptx, openpyxl). Images are OCR'd by Debian's tesseract (`apt-get install tesseract-ocr`), one
+python-pptx, openpyxl). Images are OCR'd by Debian's tesseract (`apt-get install tesseract-ocr
+tesseract-ocr-chi-sim`) in English and Chinese (a page's language is not known to its reader: cjk.py), one
 process for a whole batch, single-threaded so the text is the same on every run. Audio gives its
 container metadata only (title, duration); `transcribe` (a callable, e.g. a keyed backend) adds the
 spoken words when given. Nothing is invented: what the file does not show is simply not in the text.
@@ -22,12 +23,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cjk import ocr_languages
 from ..documents import text_of_bytes
 from .render import extension, markup
 from .sections import Section
 
 Transcriber = Callable[[bytes], str]
 _TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
+_WIDE = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Han, CJK and full-width punctuation
+_OCR_GAP = re.compile(f"(?<=[{_WIDE}]) +(?=[{_WIDE}])")
 FLATTENING = frozenset({"pdf", "docx", "pptx", "page.png", "mp3"})  # formats that drop a table's grid
 
 
@@ -54,6 +58,7 @@ def ocr(images: Sequence[bytes]) -> list[str]:
 def _tesseract(images: Sequence[bytes]) -> list[str]:
     if shutil.which("tesseract") is None:
         raise ParseError("image parsing needs tesseract: `apt-get install tesseract-ocr` (or `make setup`)")
+    languages = ocr_languages()
     with tempfile.TemporaryDirectory(prefix="filegram-ocr-") as tmp:
         paths = []
         for n, data in enumerate(images):
@@ -63,13 +68,14 @@ def _tesseract(images: Sequence[bytes]) -> list[str]:
         listing = Path(tmp) / "images.txt"
         listing.write_text("\n".join(paths) + "\n", encoding="utf-8")
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-        done = subprocess.run(["tesseract", str(listing), "stdout", "--psm", "6", "-l", "eng"],
+        done = subprocess.run(["tesseract", str(listing), "stdout", "--psm", "6", "-l", languages],
                               capture_output=True, env=env, check=False)
     pages = done.stdout.decode("utf-8", errors="replace").split("\f")
     if done.returncode != 0 or len(pages) < len(images):
         raise ParseError(f"tesseract failed on {len(images)} images ({done.returncode}): "
                          f"{done.stderr.decode(errors='replace')[-300:]}")
-    return [p.strip() + "\n" if p.strip() else "" for p in pages[:len(images)]]
+    # tesseract's Chinese model puts a space between words ("季度 报告"); Chinese is written without them
+    return [_OCR_GAP.sub("", p.strip()) + "\n" if p.strip() else "" for p in pages[:len(images)]]
 
 
 def parse_files(files: Sequence[tuple[bytes, str]], *, transcribe: Transcriber | None = None) -> list[str]:

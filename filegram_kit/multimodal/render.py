@@ -5,8 +5,9 @@
 
 Documents reuse the workspace encoders (fpdf2, python-pptx, openpyxl: workspace/formats.py, fixed dates
 and zip stamps); DOCX and PPTX are python-docx's and python-pptx's templates with only the body written
-per file (ooxml.py). A page image draws the section's text with Pillow's scalable default font,
-with no text in its metadata: a reader must OCR it. A chart draws the table's first numeric column as bars.
+per file (ooxml.py). A page image draws the section's text with Pillow's scalable default font (the CJK
+font for a line with Chinese: cjk.py), with no text in its metadata: a reader must OCR it. A chart draws the
+table's first numeric column as bars.
 Narration is speech from Debian's espeak-ng (`apt-get install espeak-ng`), encoded to MP3 with PyAV; its
 only metadata is the title, so offline the spoken words are lost unless a backend transcribes them.
 
@@ -21,11 +22,11 @@ import io
 import re
 import shutil
 import subprocess
-import textwrap
 import wave
 
 import numpy as np
 
+from .. import cjk
 from ..workspace.content import InputFile
 from ..workspace.formats import blocks
 from ..workspace.formats import render as encode_document
@@ -119,11 +120,10 @@ def _xlsx(section: Section) -> bytes:
     return encode_document(InputFile("section.xlsx", "xlsx", section.title, buf.getvalue(), kind="table"))
 
 
-def pil_font(size: int = FONT_SIZE):
-    """Pillow's scalable default font (the page image's, the chart's and the replay's)."""
-    from PIL import ImageFont
-
-    return ImageFont.load_default(size=size)
+def pil_font(size: int = FONT_SIZE, text: str = ""):
+    """The font the page image, the chart and the replay draw `text` with: Pillow's scalable default font, or
+    the CJK font where the text has Chinese (cjk.image_font)."""
+    return cjk.image_font(size, text)
 
 
 def _png(image) -> bytes:
@@ -136,13 +136,15 @@ def page_image(section: Section) -> bytes:
     """The section's text drawn as a page (wrapped, at most PAGE_LINES lines), no text in the metadata."""
     from PIL import Image, ImageDraw
 
-    lines = [w for line in markup(section).splitlines() for w in (textwrap.wrap(line, PAGE_COLUMNS) or [""])]
+    lines = [w for line in markup(section).splitlines() for w in (cjk.wrap(line, PAGE_COLUMNS) or [""])]
     lines = lines[:PAGE_LINES]
     image = Image.new("L", (PAGE_WIDTH, 2 * MARGIN + LINE_HEIGHT * len(lines)), 255)
-    draw, font, bold = ImageDraw.Draw(image), pil_font(), pil_font(FONT_SIZE + 4)
+    draw = ImageDraw.Draw(image)
     for n, line in enumerate(lines):
         heading = n == 0 or line.startswith("## ")
-        draw.text((MARGIN, MARGIN + n * LINE_HEIGHT), line.removeprefix("## "), fill=0, font=bold if heading else font)
+        text = line.removeprefix("## ")
+        draw.text((MARGIN, MARGIN + n * LINE_HEIGHT), text, fill=0,
+                  font=pil_font(FONT_SIZE + 4 if heading else FONT_SIZE, text))
     return _png(image)
 
 
@@ -163,15 +165,17 @@ def chart_image(section: Section) -> bytes:
     top = max(max(values, default=0.0), 1e-9)
     width, height, base, bar = 120 + 70 * len(data), 420, 340, 44
     image = Image.new("L", (width, height), 255)
-    draw, font = ImageDraw.Draw(image), pil_font(14)
-    draw.text((MARGIN, 12), f"{section.title}: {header[col]}", fill=0, font=pil_font(18))
+    draw = ImageDraw.Draw(image)
+    title = f"{section.title}: {header[col]}"
+    draw.text((MARGIN, 12), title, fill=0, font=pil_font(18, title))
     draw.line((60, base, width - 20, base), fill=0, width=2)
     for i, (row, value) in enumerate(zip(data, values, strict=True)):
         x = 80 + 70 * i
         h = int(240 * max(value, 0.0) / top)
         draw.rectangle((x, base - h, x + bar, base), fill=90)
-        draw.text((x, base - h - 18), row[col][:8], fill=0, font=font)
-        draw.text((x, base + 8), row[0][:8], fill=0, font=font)
+        for y, label in ((base - h - 18, row[col]), (base + 8, row[0])):
+            label = cjk.cut(label, 8)  # a bar is 8 columns wide
+            draw.text((x, y), label, fill=0, font=pil_font(14, label))
     return _png(image)
 
 
@@ -179,8 +183,7 @@ def _speech(text: str) -> bytes:
     """espeak-ng's WAV of the text (Mandarin voice for mostly-CJK text)."""
     if shutil.which("espeak-ng") is None:
         raise RenderError("narration needs espeak-ng: `apt-get install espeak-ng` (or `make setup`)")
-    cjk = sum("\u4e00" <= c <= "\u9fff" for c in text)
-    voice = "cmn" if cjk > 0.3 * max(1, len(text.replace(" ", ""))) else "en"
+    voice = "cmn" if cjk.language(text) == "zh" else "en"
     done = subprocess.run(["espeak-ng", "--stdout", "-v", voice, "-s", str(SPEECH_RATE), "-b", "1"],
                           input=text.encode("utf-8"), capture_output=True, check=False)
     if done.returncode != 0 or not done.stdout:

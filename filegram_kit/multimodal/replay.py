@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import cjk
 from ..schema import Trajectory
 from .parse import ocr
 from .render import pil_font
@@ -31,8 +32,9 @@ ACTIONS = {"file_read": "READ", "file_write": "WRITE", "file_edit": "EDIT", "dir
            "file_copy": "COPY", "file_move": "MOVE", "file_rename": "RENAME", "file_delete": "DELETE",
            "file_browse": "BROWSE", "file_search": "SEARCH"}
 ROOT = "(workspace root)"  # what the status bar shows for the top folder (a lone "." is not legible)
-STATUS_CHARS = 95  # the status bar shows this many characters of "ACTION target"
+STATUS_CHARS = 95  # the status bar shows this many columns of "ACTION target" (a Chinese character takes two)
 _STATUS = re.compile(r"(" + "|".join(ACTIONS.values()) + r")\s+(.+)")
+_PATH_GAP = re.compile(r"(?<=[/\u3000-\u303f\u3400-\u9fff\uff00-\uffef]) +| +(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,8 @@ def gui_steps(traj: Trajectory) -> list[GuiStep]:
 
 
 def status_text(step: GuiStep) -> str:
-    """What the status bar shows: the action and its target, cut at STATUS_CHARS characters."""
-    return f"{step.action} {step.target}"[:STATUS_CHARS]
+    """What the status bar shows: the action and its target, cut at STATUS_CHARS columns."""
+    return cjk.cut(f"{step.action} {step.target}", STATUS_CHARS)
 
 
 def draw_frame(step: GuiStep):
@@ -106,7 +108,7 @@ def draw_frame(step: GuiStep):
     from PIL import Image, ImageDraw
 
     image = Image.new("RGB", (FRAME_W, FRAME_H), (250, 250, 250))
-    draw, font = ImageDraw.Draw(image), pil_font(FONT)
+    draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, TREE_W, FRAME_H - STATUS_H), fill=(236, 239, 244))
     current = step.target.split(" -> ")[-1]
     rows = list(step.tree)
@@ -116,13 +118,15 @@ def draw_frame(step: GuiStep):
         if path == current:
             draw.rectangle((2, y - 2, TREE_W - 2, y + 18), fill=(200, 215, 240))
             draw.polygon([(TREE_W - 24, y + 2), (TREE_W - 24, y + 16), (TREE_W - 14, y + 11)], fill=(20, 20, 20))
-        draw.text((8 + 12 * path.count("/"), y), path.rsplit("/", 1)[-1][:30], fill=(30, 30, 30), font=font)
-    lines = [line[:58] for line in step.preview.splitlines() if line.strip()][:PREVIEW_LINES]
+        name = cjk.cut(path.rsplit("/", 1)[-1], 30)
+        draw.text((8 + 12 * path.count("/"), y), name, fill=(30, 30, 30), font=pil_font(FONT, name))
+    lines = [cjk.cut(line, 58) for line in step.preview.splitlines() if line.strip()][:PREVIEW_LINES]
     for n, line in enumerate(lines):
-        draw.text((TREE_W + 14, 10 + n * 22), line, fill=(40, 40, 40), font=font)
+        draw.text((TREE_W + 14, 10 + n * 22), line, fill=(40, 40, 40), font=pil_font(FONT, line))
     draw.rectangle((0, FRAME_H - STATUS_H, FRAME_W, FRAME_H), fill=(255, 255, 255))
     draw.line((0, FRAME_H - STATUS_H, FRAME_W, FRAME_H - STATUS_H), fill=(160, 160, 160))
-    draw.text((10, FRAME_H - STATUS_H + 7), status_text(step), fill=(0, 0, 0), font=pil_font(17))
+    status = status_text(step)
+    draw.text((10, FRAME_H - STATUS_H + 7), status, fill=(0, 0, 0), font=pil_font(17, status))
     return image
 
 
@@ -179,8 +183,12 @@ def status_pngs(video: bytes) -> list[bytes]:
 
 def read_status(text: str) -> tuple[str, str] | None:
     """(action, target) in the OCR text of a status bar; None where nothing legible was found."""
-    match = _STATUS.search(" ".join(text.split()))
-    return (match.group(1), re.sub(r"[\s;:,|.]+$", "", match.group(2))) if match else None
+    # one line on screen: a break in the OCR text is the OCR's ("W\nRITE 总结.md" around a Chinese name)
+    match = _STATUS.search(" ".join("".join(text.splitlines()).split()))
+    if not match:
+        return None
+    target = _PATH_GAP.sub("", match.group(2))  # OCR spaces a Chinese name off its folder and extension
+    return match.group(1), re.sub(r"[\s;:,|.]+$", "", target)
 
 
 def caption_frames(frames: list[np.ndarray]) -> list[tuple[str, str] | None]:

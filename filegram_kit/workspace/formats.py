@@ -6,6 +6,7 @@ libmp3lame and an MPEG-4 encoder) writes MP3, MP4 and MKV. Output is byte-determ
 creation dates are fixed, Office zips are rewritten with fixed timestamps and core-property dates,
 FFmpeg runs with `+bitexact` and one thread, and every drawing parameter comes from a hash of the
 file's content (so two planned files with the same content get identical bytes, whatever their path).
+Chinese text is drawn with a CJK font (cjk.py): a Latin-only font would turn it into "?" or empty boxes.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import datetime as dt
 import hashlib
 import io
 import re
-import textwrap
 import zipfile
 from collections.abc import Callable
 
 import numpy as np
 
+from .. import cjk
 from .content import InputFile
 
 FIXED_TIME = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
@@ -65,21 +66,27 @@ def _latin1(text: str) -> str:
 
 # -- documents ----------------------------------------------------------------------------------
 def _pdf(f: InputFile) -> bytes:
-    """Lines are pre-wrapped with textwrap: fpdf2's own line breaking dominates build time otherwise."""
+    """Lines are pre-wrapped (cjk.wrap, by display columns): fpdf2's own line breaking dominates build time
+    otherwise. A document with Chinese is set in the CJK font throughout (one weight: sizes mark headings);
+    others in the core Helvetica, which holds Latin-1 only."""
     from fpdf import FPDF
 
+    chinese = cjk.has_cjk(f.title + f.text)
     pdf = FPDF(format="A4")
     pdf.set_creation_date(FIXED_TIME)
-    pdf.set_title(_latin1(f.title))
+    pdf.set_title(f.title if chinese else _latin1(f.title))
     pdf.set_producer("filegram_kit")
     pdf.set_margins(18, 18)
     pdf.add_page()
+    if chinese:
+        pdf.add_font("cjk", fname=str(cjk.pdf_font(f.title + f.text)))
     fonts = {"title": ("B", 14, 8, 60), "heading": ("B", 11, 7, 80), "bullet": ("", 10, 5, 88), "para": ("", 10, 5, 90)}
     for style, line in blocks(f.text):
         weight, size, height, width = fonts[style]
-        pdf.set_font("Helvetica", weight, size)
-        text = _latin1(("- " if style == "bullet" else "") + line)
-        for part in textwrap.wrap(text, width, subsequent_indent="  " if style == "bullet" else "") or [""]:
+        pdf.set_font("cjk", "", size) if chinese else pdf.set_font("Helvetica", weight, size)
+        text = ("- " if style == "bullet" else "") + line
+        for part in cjk.wrap(text if chinese else _latin1(text), width,
+                             subsequent_indent="  " if style == "bullet" else "") or [""]:
             pdf.cell(0, height, part, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1 if style in ("title", "heading") else 0.5)
     return bytes(pdf.output())
@@ -232,7 +239,7 @@ def _draw_motif(draw, motif: str, pal, w: int, h: int, phase: float, seed: bytes
 
 
 def picture(f: InputFile, size: tuple[int, int] = IMAGE_SIZE, phase: float = 0.0, caption: bool = True):
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     seed = _digest(f)
     img = Image.new("RGB", size, (0, 0, 0))
@@ -240,7 +247,8 @@ def picture(f: InputFile, size: tuple[int, int] = IMAGE_SIZE, phase: float = 0.0
     _draw_motif(draw, f.motif, _palette(seed), size[0], size[1], phase, seed)
     if caption:
         draw.rectangle([0, size[1] - 14, size[0], size[1]], fill=(20, 20, 20))
-        draw.text((3, size[1] - 13), f.title[:30], fill=(255, 255, 255), font=ImageFont.load_default())
+        caption_text = cjk.cut(f.title, 30)
+        draw.text((3, size[1] - 13), caption_text, fill=(255, 255, 255), font=cjk.image_font(10, caption_text))
     return img
 
 
