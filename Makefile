@@ -40,13 +40,15 @@ chromium: $(STAMP) ## make sure a browser for PNG export is there (apt-get insta
 
 # The multimodal setting (`filegram corpus --setting multimodal`) speaks narrations with espeak-ng and reads
 # page images back with tesseract; half the personas write Chinese, so renderers need a CJK font and tesseract
-# its Chinese data (filegram_kit/cjk.py): Debian's packages, installed here when missing.
+# its Chinese data, and PDFs a symbol font for the marks the CJK font lacks (filegram_kit/cjk.py): Debian's
+# packages, installed here when missing.
 MEDIA_TOOLS := espeak-ng:espeak-ng tesseract:tesseract-ocr
 media-tools: ## make sure espeak-ng, tesseract (+ Chinese) and a CJK font are there (apt-get install if not)
 	@missing=""; for pair in $(MEDIA_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
 	{ command -v tesseract >/dev/null 2>&1 && tesseract --list-langs 2>/dev/null | grep -qx chi_sim; } \
 	  || missing="$$missing tesseract-ocr-chi-sim"; \
 	{ command -v fc-list >/dev/null 2>&1 && [ -n "$$(fc-list :lang=zh file)" ]; } || missing="$$missing fonts-wqy-zenhei"; \
+	[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$$missing fonts-dejavu-core"; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing Debian's$$missing for the multimodal setting and Chinese text"; \

@@ -40,6 +40,10 @@ def timed(fn):
     return value, time.perf_counter() - start
 
 
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.1f}"
+
+
 def paired_change(text: pl.DataFrame, mm: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> pl.DataFrame:
     """Per method: accuracy in each setting and multimodal minus text on the same items, persona-clustered CI."""
     points = lambda f: f.select("method", "question_id", "profile_id", (pl.col("score").fill_null(0) * 100)  # noqa: E731
@@ -99,12 +103,13 @@ def main() -> None:
              f"{'met' if t_fg_mm + t_vg <= 600 else 'NOT met'}; the visual setting's build adds {t_visual:.0f} s "
              f"once, the text-setting comparison {t_fg_text:.0f} s). OCR (page images, charts) and speech are most "
              "of the build.", "",
-             "Parse loss of the multimodal setting (words of each file's section the shared parser recovers), per "
-             "format and language (zh: sections mostly in Chinese; a Chinese character counts as a word):", "",
-             "| format | language | files | words recovered (%) | tables flattened | images without text | "
-             "untranscribed |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['format']} | {r['language']} | {r['files']} | {100 * r['recovered']:.1f} | "
-              f"{r['tables_flattened']} | "
+             "Parse loss of the multimodal setting (words of each file's section the shared parser recovers; "
+             "English words and Chinese characters apart, each Chinese character counted as a word):", "",
+             "| format | files | words recovered (%) | English words (%) | Chinese characters (%) | files with "
+             "Chinese | tables flattened | images without text | untranscribed |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['format']} | {r['files']} | {_pct(r['recovered'])} | {_pct(r['recovered_en'])} | "
+              f"{_pct(r['recovered_zh'])} | {r['files_with_chinese']} | {r['tables_flattened']} | "
               f"{r['images_without_text']} | {r['audio_without_transcript']} |"
               for r in loss_summary(mm.report).iter_rows(named=True)]
     for seed, change in changes.items():

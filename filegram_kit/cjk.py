@@ -7,8 +7,9 @@ says which tesseract languages read a text, and fails loudly, naming the Debian 
 (`make setup` installs both: `fonts-wqy-zenhei`, `tesseract-ocr-chi-sim`).
 
     cjk_font()                    # Path of a TrueType font (or collection) with CJK glyphs
-    image_font(16, "报告")         # a Pillow font that draws this text: the CJK font where it has Han characters
-    pdf_font("报告")               # the font file fpdf2 embeds for this text (a cached common-character subset)
+    image_font(16, "报告")         # a Pillow font that draws this text: the CJK font beyond Latin-1
+    pdf_fonts("报告 • done")       # the font files fpdf2 embeds: the CJK font (a cached common subset), then a
+                                  # symbol font for what it lacks (WenQuanYi has no "•")
     wrap("报告 report ...", 88)     # lines of at most 88 columns, a Han character counting two
     ocr_languages()               # "eng+chi_sim": a page of unknown language (raises if Chinese data is missing)
 
@@ -33,13 +34,15 @@ from pathlib import Path
 FONT_PACKAGE = "fonts-wqy-zenhei"
 OCR_PACKAGE = "tesseract-ocr-chi-sim"
 FONT_ENV = "FILEGRAM_CJK_FONT"  # a font file to use instead of the one fontconfig finds
-SUBSET_VERSION = 1  # bump when common_codepoints() or the subset's options change: the cached file's name holds it
+SUBSET_VERSION = 2  # bump when common_codepoints() or the subset's options change: the cached file's name holds it
 KNOWN_FONTS = (  # Debian's paths, tried when fontconfig is not there
     "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
     "/usr/share/fonts/truetype/arphic/uming.ttc",
 )
+SYMBOL_PACKAGE = "fonts-dejavu-core"
+SYMBOL_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)  # the fallback for glyphs the CJK font lacks
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -143,27 +146,33 @@ def wrap(text: str, columns: int, *, subsequent_indent: str = "") -> list[str]:
 
 
 @functools.cache
-def _truetype(size: int):
+def _truetype(path: Path, size: int):
     from PIL import ImageFont
 
-    return ImageFont.truetype(str(cjk_font()), size)
+    return ImageFont.truetype(str(path), size)
 
 
 def image_font(size: int, text: str):
-    """The Pillow font a renderer draws `text` with at `size` pixels: the CJK font where the text has Han
-    characters (raises MissingCJKFont without one), else Pillow's scalable bundled font."""
-    if has_cjk(text):
-        return _truetype(size)
-    from PIL import ImageFont
+    """The Pillow font a renderer draws `text` with at `size` pixels: Pillow's scalable bundled font for Latin-1
+    text; else the CJK font, or the symbol font where only it has every character ("• Risk"). Raises
+    MissingCJKFont without a CJK font."""
+    if all(ord(ch) < 0x100 for ch in text):
+        from PIL import ImageFont
 
-    return ImageFont.load_default(size=size)
+        return ImageFont.load_default(size=size)
+    wanted = {ord(ch) for ch in text}
+    fonts = [cjk_font(), *filter(None, [symbol_font()])]
+    best = max(fonts, key=lambda path: (wanted <= _codepoints(path), len(wanted & _codepoints(path)),
+                                        -fonts.index(path)))
+    return _truetype(best, size)
 
 
 @functools.cache
 def common_codepoints() -> frozenset[int]:
-    """What most documents need: ASCII and Latin-1, general and CJK punctuation, full-width forms and the 6,763
-    Han characters of GB 2312 (the standard set of simplified Chinese)."""
-    ranges = [(0x20, 0x7E), (0xA0, 0xFF), (0x2000, 0x206F), (0x3000, 0x303F), (0xFF00, 0xFFEF)]
+    """What most documents need: ASCII and Latin-1, general and CJK punctuation, arrows, box drawing, full-width
+    forms and the 6,763 Han characters of GB 2312 (the standard set of simplified Chinese)."""
+    ranges = [(0x20, 0x7E), (0xA0, 0xFF), (0x2000, 0x206F), (0x2190, 0x21FF), (0x2500, 0x25FF), (0x3000, 0x303F),
+              (0xFF00, 0xFFEF)]  # + arrows, box drawing and geometric shapes (bullets, rules)
     han = []
     for code in range(0x4E00, 0xA000):
         try:
@@ -212,10 +221,26 @@ def common_font() -> Path:
     return path
 
 
-def pdf_font(text: str) -> Path:
-    """The font file a PDF showing `text` embeds: the common subset when it covers every character (nearly always),
-    else the full CJK font, so a rare character is never dropped for speed."""
-    common = common_codepoints()
-    if all(ord(ch) in common or ch in "\t\n\r" for ch in text):
-        return common_font()
-    return cjk_font()
+@functools.cache
+def _codepoints(path: Path) -> frozenset[int]:
+    from fontTools import ttLib
+
+    return frozenset(ttLib.TTFont(str(path), fontNumber=0, lazy=True).getBestCmap())
+
+
+@functools.cache
+def symbol_font() -> Path | None:
+    """DejaVu Sans, which has the bullets and marks WenQuanYi lacks (None where it is not installed)."""
+    return next((Path(p) for p in SYMBOL_FONTS if Path(p).is_file()), None)
+
+
+def pdf_fonts(text: str) -> list[Path]:
+    """The font files a PDF showing `text` embeds, main font first: the common subset when it covers every
+    character (nearly always; else the full CJK font, so a rare character is never dropped for speed), then the
+    symbol font where the main one lacks a character the symbol font has ("•")."""
+    wanted = {ord(ch) for ch in text if ch not in "\t\n\r"}
+    rare = wanted - common_codepoints()
+    main = cjk_font() if rare and rare & _codepoints(cjk_font()) else common_font()
+    missing = wanted - _codepoints(main)
+    symbols = symbol_font()
+    return [main, symbols] if missing and symbols and missing & _codepoints(symbols) else [main]

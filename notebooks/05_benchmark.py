@@ -432,9 +432,9 @@ def _():
     reads the outputs only through **one shared parser** (pypdf, python-docx, python-pptx, openpyxl,
     tesseract OCR for images, container metadata for audio), so the table below is what it loses:
     the share of each section's words the parse gives back, tables whose grid was flattened, images
-    without text and narrations nobody transcribed, per format and per language (`zh`: sections that
-    are mostly Chinese). Chinese is drawn with a CJK font and OCR reads English and Chinese
-    (`filegram_kit/cjk.py`), so the two languages should lose about the same.
+    without text and narrations nobody transcribed, with English words and Chinese characters counted
+    apart (`recovered_en`, `recovered_zh`). Chinese is drawn with a CJK font and OCR reads English and
+    Chinese (`filegram_kit/cjk.py`), so the two should be lost at about the same rate.
     """), render_now])
     return (render_now,)
 
@@ -445,7 +445,7 @@ def _(autorun, corpus, render_now, smoke):
     with mo.status.spinner(title="Rendering every text output (about 3 minutes for the full corpus) ..."):
         mm_corpus = WORK / "corpus_multimodal" if smoke else default_dir(corpus)
         rendered = build_multimodal(corpus, mm_corpus, seed=0, progress=False)
-    _loss = loss_summary(rendered.report).with_columns(pl.col("recovered").mul(100).round(1))
+    _loss = loss_summary(rendered.report).with_columns(pl.col("^recovered.*$").mul(100).round(1))
     mo.vstack([mo.md(f"**{_loss['files'].sum():,} files** from {rendered.report['blob'].n_unique():,} output "
                      f"snapshots of {rendered.trajectories} trajectories, in `{mm_corpus}`; the event logs are "
                      "byte for byte the text setting's."), mo.ui.table(_loss, selection=None)])

@@ -101,3 +101,24 @@ def test_wrapping_counts_a_chinese_character_as_two_columns_and_loses_nothing(te
 
 def test_a_line_is_cut_to_its_columns_not_its_characters():
     assert cjk.cut("报告abc", 5) == "报告a" and cjk.cut("report", 3) == "rep" and cjk.width("报告 ab") == 7
+
+
+def test_a_pdf_embeds_the_small_subset_unless_a_character_needs_the_full_font_or_a_symbol_font():
+    common, full = cjk.common_font(), cjk.cjk_font()
+    assert cjk.pdf_fonts("季度报告 — Q3 review") == [common]
+    assert "喆" not in "".join(map(chr, cjk.common_codepoints()))
+    assert cjk.pdf_fonts("王喆的报告") == [full]  # a name outside GB 2312: never dropped for speed
+    if cjk.symbol_font() is not None:
+        assert cjk.pdf_fonts("• 报告") == [common, cjk.symbol_font()]  # WenQuanYi has no bullet
+
+
+def test_a_document_beyond_latin1_keeps_its_bullets_dashes_and_chinese():
+    from filegram_kit.documents import text_of_bytes
+    from filegram_kit.workspace.content import InputFile
+    from filegram_kit.workspace.formats import render
+
+    text = "王喆的季度报告\n## 议程 — Agenda\n- ━━ rule ━━\n• Risk: the vendor slipped\n"
+    parsed = text_of_bytes(render(InputFile("r.pdf", "pdf", "王喆的季度报告", text, kind="report")), "pdf")
+    assert "?" not in parsed and "王喆的季度报告" in parsed and "议程 — Agenda" in parsed and "━━ rule ━━" in parsed
+    if cjk.symbol_font() is not None:
+        assert "• Risk" in parsed

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 from filegram_kit.cli import main
@@ -170,7 +171,13 @@ def test_a_chinese_page_loses_no_more_than_an_english_one():
         assert chinese >= english - 0.10, (fmt, english, chinese)
 
 
-def test_the_language_of_a_section_is_counted_in_the_report():
+def test_chinese_characters_are_counted_apart_in_the_loss():
+    loss = measure(MIXED, "pdf", "Orion 项目 Alice Wong 本周")
+    assert loss.source_han == len(_han(markup(MIXED))) and loss.recovered_han == 4  # 项 目 本 周
+    assert loss.recovered_words == loss.recovered_han + 3  # orion, alice, wong
+
+
+def test_a_mostly_chinese_text_is_narrated_in_mandarin():
     from filegram_kit.cjk import language
 
     assert language(markup(ZH)) == "zh" and language(markup(PROSE)) == "en"
@@ -246,6 +253,29 @@ def test_every_text_output_is_replaced_by_the_parse_of_its_renders(text_corpus, 
             assert manifest["entries"][digest]["parsed_diff"]
     files = report.unique(["trajectory_id", "path"]).height
     assert report.height >= files >= 10 and loss_summary(report)["files"].sum() == files
+
+
+def test_a_chinese_personas_rendered_documents_keep_their_chinese(text_corpus, mm_corpus):
+    """p1 writes Chinese: no rendered document of hers may hold a "?" where its section had a Chinese character
+    (what fpdf2's core font did to every one of them), and her sections lose about what English ones lose."""
+    report = parse_report(mm_corpus).unique(["trajectory_id", "path"], keep="first", maintain_order=True)
+    mine = report.filter(report["trajectory_id"].str.starts_with("p1_"))
+    assert (mine["source_han"] > 0).mean() > 0.5  # her outputs hold Chinese (headings and notes at least)
+    checked = 0
+    for row in mine.filter(mine["format"].is_in(["pdf", "docx", "pptx", "xlsx"])).iter_rows(named=True):
+        source = (text_corpus / "signal" / row["trajectory_id"] / "media" / "blobs" / f"{row['blob']}.blob")
+        section = split_output(source.read_text(encoding="utf-8"), row["original_path"])[row["section"]]
+        data = (mm_corpus / "signal" / row["trajectory_id"] / "media" / row["path"]).read_bytes()
+        view = parse_files([(data, row["format"])])[0]
+        han = len(_han(markup(section)))
+        assert view.count("?") <= markup(section).count("?"), (row["path"], view[:200])
+        assert len(_han(view)) >= 0.95 * han, (row["path"], view[:200])
+        checked += han > 0
+    assert checked >= 5
+    for row in loss_summary(report).filter(pl.col("format").is_in(["pdf", "docx", "pptx", "page.png"])).iter_rows(
+            named=True):
+        if row["recovered_zh"] is not None:
+            assert row["recovered_zh"] >= row["recovered_en"] - 0.10, row
 
 
 def test_the_setting_loads_like_any_corpus_and_methods_read_the_parse(text_corpus, mm_corpus):

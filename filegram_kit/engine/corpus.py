@@ -49,7 +49,7 @@ AGENTS = ("offline", "llm")
 _PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
-                       "tasks.py", "datafiles.py", "data/*.json")
+                       "tasks.py", "datafiles.py", "cjk.py", "data/*.json")
 FINGERPRINT_EXCLUDED = ("data/calibration.json",  # fit on the engine's output (FileGramOS), not an input to it
                         "engine/stats.py", "engine/realism.py")  # they read corpora, never write one
 TRUTH_DIR = "truth"  # per-trajectory expression records, merged into expressed.json

@@ -34,16 +34,15 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import atomic
-from ..cjk import language
 from ..executors import LocalExecutor
 from ..media import unified_diff
 from ..schema import MEDIA_REF_FIELDS
 from .parse import Transcriber, measure, parse_files
-from .render import choose_format, extension, markup, render_section
+from .render import choose_format, extension, render_section
 from .sections import Section, split_output
 
 SETTING = "multimodal"
-BUILD_VERSION = 2  # 2: Chinese drawn in a CJK font and OCR'd, a language per report row
+BUILD_VERSION = 2  # 2: Chinese drawn in a CJK font and OCR'd; Chinese characters counted apart in the report
 RENDERED_TYPES = frozenset({"md", "markdown", "txt", "csv"})
 REPORT_FILE = "parse_report.csv"
 RENDERS = "renders"
@@ -142,8 +141,8 @@ def _plan(source: Path, dest: Path, seed: int) -> _Plan:
 def _record(section: Section, key: str, fmt: str, data: bytes, view: str, transcribed: bool) -> dict[str, Any]:
     loss = measure(section, fmt, view, transcribed=transcribed)
     return {"path": f"{RENDERS}/{key}.{extension(fmt)}", "format": fmt, "section": section.index,
-            "title": section.title, "language": language(markup(section)), "bytes": len(data),
-            "source_words": loss.source_words, "recovered_words": loss.recovered_words,
+            "title": section.title, "bytes": len(data), "source_words": loss.source_words,
+            "recovered_words": loss.recovered_words, "source_han": loss.source_han, "recovered_han": loss.recovered_han,
             "table_flattened": loss.table_flattened, "image_without_text": loss.image_without_text,
             "audio_without_transcript": loss.audio_without_transcript}
 
@@ -221,10 +220,12 @@ class MultimodalReport:
         lines = [f"{self.out}: {self.trajectories} trajectories ({self.built} rendered now), {distinct(r).height} "
                  f"files ({r.height} section renders over {r['blob'].n_unique()} output snapshots)"]
         for row in loss_summary(r).iter_rows(named=True):
-            lines.append(f"  {row['format']:<10} {row['language']:<3} {row['files']:>6} files  "
-                         f"{100 * row['recovered']:5.1f}% of words "
-                         f"recovered  {row['tables_flattened']} tables flattened  {row['images_without_text']} "
-                         f"images without text  {row['audio_without_transcript']} untranscribed")
+            zh = "" if row["recovered_zh"] is None else (f"  {100 * row['recovered_zh']:5.1f}% of Chinese characters "
+                                                         f"({row['files_with_chinese']} files)")
+            lines.append(f"  {row['format']:<10} {row['files']:>6} files  {100 * row['recovered']:5.1f}% of words "
+                         f"recovered ({100 * row['recovered_en']:5.1f}% of English words{zh})  "
+                         f"{row['tables_flattened']} tables flattened  {row['images_without_text']} images without "
+                         f"text  {row['audio_without_transcript']} untranscribed")
         return "\n".join(lines)
 
 
@@ -233,16 +234,21 @@ def distinct(report: pl.DataFrame) -> pl.DataFrame:
     return report.unique(["trajectory_id", "path"], keep="first", maintain_order=True)
 
 
-def loss_summary(report: pl.DataFrame, by: tuple[str, ...] = ("format", "language")) -> pl.DataFrame:
-    """Per format and language (en/zh: cjk.language of the section), over distinct files: how many, the share of
-    their words the parse recovered, and the structure it lost."""
-    return (distinct(report).group_by(*by).agg(
-        pl.len().alias("files"), (pl.col("recovered_words").sum() / pl.col("source_words").sum()).alias("recovered"),
+def loss_summary(report: pl.DataFrame) -> pl.DataFrame:
+    """Per format, over distinct files: how many, the share of their words the parse recovered (all, then apart:
+    `recovered_en` of every token that is not a Chinese character, English words and numbers; `recovered_zh` of
+    the Chinese characters, null where no file had one), and the structure it lost."""
+    han, words = pl.col("source_han").sum(), pl.col("source_words").sum()
+    return (distinct(report).group_by("format").agg(
+        pl.len().alias("files"), (pl.col("recovered_words").sum() / words).alias("recovered"),
+        pl.when(words > han).then((pl.col("recovered_words").sum() - pl.col("recovered_han").sum()) / (words - han))
+        .alias("recovered_en"),
+        pl.when(han > 0).then(pl.col("recovered_han").sum() / han).alias("recovered_zh"),
+        (pl.col("source_han") > 0).sum().alias("files_with_chinese"),
         pl.col("table_flattened").sum().alias("tables_flattened"),
         pl.col("image_without_text").sum().alias("images_without_text"),
         pl.col("audio_without_transcript").sum().alias("audio_without_transcript"))
-        .with_columns(pl.col("files").sum().over(by[0]).alias("_total"))
-        .sort("_total", *by, descending=[True] + [False] * len(by)).drop("_total"))
+        .sort("files", "format", descending=[True, False]))
 
 
 def _manifest(source: Path, seed: int) -> dict[str, Any]:
@@ -325,9 +331,9 @@ def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[[l
 
 
 REPORT_SCHEMA = {"trajectory_id": pl.String, "blob": pl.String, "original_path": pl.String, "path": pl.String,
-                 "format": pl.String, "section": pl.Int64, "title": pl.String, "language": pl.String,
-                 "bytes": pl.Int64,
-                 "source_words": pl.Int64, "recovered_words": pl.Int64, "table_flattened": pl.Boolean,
+                 "format": pl.String, "section": pl.Int64, "title": pl.String, "bytes": pl.Int64,
+                 "source_words": pl.Int64, "recovered_words": pl.Int64, "source_han": pl.Int64,
+                 "recovered_han": pl.Int64, "table_flattened": pl.Boolean,
                  "image_without_text": pl.Boolean, "audio_without_transcript": pl.Boolean}
 
 

@@ -122,7 +122,7 @@ def _xlsx(section: Section) -> bytes:
 
 def pil_font(size: int = FONT_SIZE, text: str = ""):
     """The font the page image, the chart and the replay draw `text` with: Pillow's scalable default font, or
-    the CJK font where the text has Chinese (cjk.image_font)."""
+    the CJK or symbol font for text beyond Latin-1 (cjk.image_font)."""
     return cjk.image_font(size, text)
 
 

@@ -34,7 +34,8 @@ ACTIONS = {"file_read": "READ", "file_write": "WRITE", "file_edit": "EDIT", "dir
 ROOT = "(workspace root)"  # what the status bar shows for the top folder (a lone "." is not legible)
 STATUS_CHARS = 95  # the status bar shows this many columns of "ACTION target" (a Chinese character takes two)
 _STATUS = re.compile(r"(" + "|".join(ACTIONS.values()) + r")\s+(.+)")
-_PATH_GAP = re.compile(r"(?<=[/\u3000-\u303f\u3400-\u9fff\uff00-\uffef]) +| +(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
+_WIDE = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Han, CJK and full-width punctuation
+_PATH_GAP = re.compile(f"(?<=[/{_WIDE}]) +| +(?=[{_WIDE}])")
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,7 @@ def video_frames(video: bytes) -> list[np.ndarray]:
 def _status_png(frame: np.ndarray) -> bytes:
     from PIL import Image
 
-    strip = Image.fromarray(frame[FRAME_H - STATUS_H:, :, :]).convert("L")
-    strip = strip.resize((strip.width * 2, strip.height * 2))  # OCR reads small type better enlarged
+    strip = Image.fromarray(frame[FRAME_H - STATUS_H:, :, :]).convert("L")  # ocr() enlarges it
     buf = io.BytesIO()
     strip.save(buf, "PNG")
     return buf.getvalue()

@@ -60,6 +60,10 @@ def _digest(f: InputFile) -> bytes:
     return hashlib.sha256("\x1f".join((f.title, f.text, f.motif)).encode("utf-8")).digest()
 
 
+def _is_latin1(text: str) -> bool:
+    return all(ord(ch) < 0x100 for ch in text)
+
+
 def _latin1(text: str) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
@@ -67,25 +71,30 @@ def _latin1(text: str) -> str:
 # -- documents ----------------------------------------------------------------------------------
 def _pdf(f: InputFile) -> bytes:
     """Lines are pre-wrapped (cjk.wrap, by display columns): fpdf2's own line breaking dominates build time
-    otherwise. A document with Chinese is set in the CJK font throughout (one weight: sizes mark headings);
-    others in the core Helvetica, which holds Latin-1 only."""
+    otherwise. A document with Chinese (or any character beyond Latin-1: bullets, dashes, box drawing) is set in
+    the CJK font throughout (one weight: sizes mark headings); others in the core Helvetica, which holds Latin-1
+    only."""
     from fpdf import FPDF
 
-    chinese = cjk.has_cjk(f.title + f.text)
+    unicode = not _is_latin1(f.title + f.text)  # the core font draws Latin-1 only; the rest would become "?"
     pdf = FPDF(format="A4")
     pdf.set_creation_date(FIXED_TIME)
-    pdf.set_title(f.title if chinese else _latin1(f.title))
+    pdf.set_title(f.title if unicode else _latin1(f.title))
     pdf.set_producer("filegram_kit")
     pdf.set_margins(18, 18)
     pdf.add_page()
-    if chinese:
-        pdf.add_font("cjk", fname=str(cjk.pdf_font(f.title + f.text)))
+    if unicode:
+        main, *fallback = cjk.pdf_fonts(f.title + f.text)
+        pdf.add_font("cjk", fname=str(main))
+        for n, path in enumerate(fallback):
+            pdf.add_font(f"fallback{n}", fname=str(path))
+        pdf.set_fallback_fonts([f"fallback{n}" for n in range(len(fallback))])
     fonts = {"title": ("B", 14, 8, 60), "heading": ("B", 11, 7, 80), "bullet": ("", 10, 5, 88), "para": ("", 10, 5, 90)}
     for style, line in blocks(f.text):
         weight, size, height, width = fonts[style]
-        pdf.set_font("cjk", "", size) if chinese else pdf.set_font("Helvetica", weight, size)
+        pdf.set_font("cjk", "", size) if unicode else pdf.set_font("Helvetica", weight, size)
         text = ("- " if style == "bullet" else "") + line
-        for part in cjk.wrap(text if chinese else _latin1(text), width,
+        for part in cjk.wrap(text if unicode else _latin1(text), width,
                              subsequent_indent="  " if style == "bullet" else "") or [""]:
             pdf.cell(0, height, part, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(1 if style in ("title", "heading") else 0.5)
