@@ -442,7 +442,7 @@ def _():
 @app.cell
 def _(autorun, corpus, render_now, smoke):
     mo.stop(not (render_now.value or autorun), mo.md("Press **Render the outputs** to build the setting."))
-    with mo.status.spinner(title="Rendering every text output (about 3 minutes for the full corpus) ..."):
+    with mo.status.spinner(title="Rendering every text output (about 7 minutes for the full corpus on 2 cores) ..."):
         mm_corpus = WORK / "corpus_multimodal" if smoke else default_dir(corpus)
         rendered = build_multimodal(corpus, mm_corpus, seed=0, progress=False)
     _loss = loss_summary(rendered.report).with_columns(pl.col("^recovered.*$").mul(100).round(1))
