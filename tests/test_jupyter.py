@@ -14,7 +14,8 @@ from nbclient import NotebookClient
 from tests.notebook_sets import notebook_matrix
 
 NOTEBOOKS = notebook_matrix(sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py")))
-PROBE = "import sys; print(sys.prefix)"  # appended in memory: which Python the kernel runs
+PROBE = "import sys; print(sys.prefix)"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # appended in memory: which Python the kernel runs
 
 
 def export(notebook: Path, out: Path) -> Path:
@@ -33,10 +34,16 @@ def test_exported_notebook_runs_in_a_jupyter_kernel(notebook, tmp_path, monkeypa
     assert code and code[0].metadata.get("marimo", {}).get("name") == "setup"  # `with app.setup:` comes first
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     # python3 is the kernel spec ipykernel installs into the venv (`make setup`); it starts sys.executable
-    NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=False,
+    NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=False, store_widget_state=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()  # raises on the first error cell
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors
     assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip())
     probe = "".join(o.get("text", "") for o in nb.cells[-1].outputs).strip()
     assert probe == sys.prefix  # the kernel is this virtualenv's Python
+    # every widget a cell shows is a model the kernel published: JupyterLab finds it (before, marimo's layout took
+    # the kernel's comms and 05's ItemBrowser said "Error displaying widget: model not found")
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    views = [o["data"][WIDGET_VIEW]["model_id"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
+             if WIDGET_VIEW in o.get("data", {})]
+    assert all(model in state for model in views), f"{len(views)} widget views, models published: {len(state)}"

@@ -24,6 +24,7 @@ import traitlets
 
 from ..bench.schema import SUB_TRACKS, TRACKS, Item
 from ..llm.tasks import LETTERS
+from .jupyter_kernel import restore_jupyter_kernel
 
 RESULT_COLUMNS = ("method", "question_id", "answer", "correct")
 OPTIONAL_RESULT_COLUMNS = ("backend", "seed", "score", "error")
@@ -116,6 +117,7 @@ class ItemBrowser(anywidget.AnyWidget):
         self._answers = answers_by_question(results) if results is not None else {}
         self._matches = self._all
         self._busy = False
+        restore_jupyter_kernel()  # in a Jupyter kernel: its own comms, even after a marimo layout
         super().__init__(has_results=results is not None, **kwargs)
         self.observe(self._on_filter, names=["track", "sub_track", "persona"])
         self.observe(self._on_position, names=["position"])

@@ -27,6 +27,7 @@ from ..cleaning import anonymise_path
 from ..frames import events_frame
 from ..media import MediaError
 from ..schema import EVENT_CATEGORY, EVENT_TYPES, MEDIA_REF_FIELDS, Trajectory
+from .jupyter_kernel import restore_jupyter_kernel
 
 # one colour per event category (the palette of the plotly timeline, report.figures.CATEGORY_COLORS)
 CATEGORY_COLORS = {"read": "#3b6ea8", "write": "#c0504d", "organize": "#8a9a3b", "flow": "#d99a2b",
@@ -140,6 +141,7 @@ class TimelineBrowser(anywidget.AnyWidget):
         trajs = _as_list(trajectories)
         self._trajectories = {t.id: t for t in trajs}
         self._preview_chars = preview_chars
+        restore_jupyter_kernel()  # in a Jupyter kernel: its own comms, even after a marimo layout
         super().__init__(choices=trajectory_choices(trajs), colors=CATEGORY_COLORS, metadata=metadata, **kwargs)
         self.observe(self._on_view, names=["selected", "metadata"])
         self.observe(self._on_event, names=["selected_event"])
