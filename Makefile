@@ -77,8 +77,8 @@ PYTEST_WORKERS ?= 2
 test: setup lint ## lint, then the unit tests and notebook smoke runs (offline, no keys)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
 
-check-notebooks: $(STAMP) chromium ## every notebook in a Jupyter kernel and in `marimo edit` in headless Chromium (Run all), no error cell
-	FILEGRAM_ALL_NOTEBOOKS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/test_jupyter.py tests/test_notebooks_browser.py
+check-notebooks: $(STAMP) chromium ## every notebook in a Jupyter kernel, in `marimo edit` and in JupyterLab in headless Chromium (Run all)
+	FILEGRAM_ALL_NOTEBOOKS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/test_jupyter.py tests/test_notebooks_browser.py tests/test_jupyterlab_browser.py
 
 notebooks: $(STAMP) ## run every numbered notebook end to end as a script
 	@set -e; for nb in notebooks/[0-9][0-9]_*.py; do echo "== $$nb"; $(BIN)/python $$nb; done

@@ -18,6 +18,7 @@ there, and marimo's buttons are static HTML that cannot be pressed. So the noteb
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 SMOKE_ENV = "FILEGRAM_SMOKE"
@@ -58,3 +59,16 @@ def project_dir() -> Path:
     working directory; the same wherever the notebook runs (marimo, a Jupyter kernel, an exported copy)."""
     root = Path(__file__).resolve().parents[1]
     return root if (root / "pyproject.toml").is_file() else Path.cwd()
+
+
+def serve_jupyter_kernel() -> bool:
+    """In a Jupyter kernel, show marimo's outputs with Jupyter's own means (widgets/jupyter_outputs.py):
+    controls as ipywidgets, tables as tables, figures offline. Elsewhere nothing is imported or changed."""
+    if "ipykernel" not in sys.modules:  # a script or marimo's own runtime: no kernel to serve
+        return False
+    from .widgets.jupyter_outputs import serve_jupyter
+
+    return serve_jupyter()
+
+
+serve_jupyter_kernel()  # every notebook imports this module in its setup cell, marimo imported before it

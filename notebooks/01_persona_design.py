@@ -9,10 +9,12 @@ with app.setup:
 
     import filegram_kit as fk
     from filegram_kit import persona_space as ps
+    from filegram_kit.notebook_args import serve_jupyter_kernel
     from filegram_kit.profiles import design_pairs
     from filegram_kit.report import tables
     from filegram_kit.report.figures import distance_heatmap, profile_heatmap
 
+    serve_jupyter_kernel()  # in a Jupyter kernel: controls, tables and figures as Jupyter outputs (else nothing)
     PAPER = fk.load_profiles()
 
 

@@ -47,3 +47,10 @@ def test_exported_notebook_runs_in_a_jupyter_kernel(notebook, tmp_path, monkeypa
     views = [o["data"][WIDGET_VIEW]["model_id"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
              if WIDGET_VIEW in o.get("data", {})]
     assert all(model in state for model in views), f"{len(views)} widget views, models published: {len(state)}"
+    # nothing needs marimo's front end (JupyterLab shows a `<marimo-dropdown>` as empty space) or a CDN (offline,
+    # a plotly figure inside a layout was an iframe loading cdn.plot.ly): widgets/jupyter_outputs.py
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            assert "<marimo-" not in html, f"cell {index}: {html[:300]}"
+            assert "cdn." not in html, f"cell {index}: a script from a CDN"

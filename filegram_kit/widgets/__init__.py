@@ -13,10 +13,11 @@ no CDN, nothing downloaded. What they show is computed in Python by pure functio
 
 from .items import ItemBrowser, answers_by_question, filter_items, filter_options, item_record
 from .jupyter_kernel import restore_jupyter_kernel
+from .jupyter_outputs import serve_jupyter
 from .timeline import TimelineBrowser, content_preview, event_detail, row_order, timeline_events, trajectory_choices
 
-restore_jupyter_kernel()  # a Jupyter kernel keeps its display and comms when marimo lays something out later
+serve_jupyter()  # a Jupyter kernel keeps its display and comms, and shows marimo's outputs (jupyter_outputs.py)
 
 __all__ = ["ItemBrowser", "TimelineBrowser", "answers_by_question", "content_preview", "event_detail",
-           "filter_items", "filter_options", "item_record", "restore_jupyter_kernel", "row_order", "timeline_events",
-           "trajectory_choices"]
+           "filter_items", "filter_options", "item_record", "restore_jupyter_kernel", "row_order", "serve_jupyter",
+           "timeline_events", "trajectory_choices"]

@@ -12,7 +12,9 @@ widget: model not found").
 Where marimo is imported, it registers marimo's formatters itself (so a later layout finds them and patches
 nothing); it puts the kernel's own display, comm factory and widget hook back. `filegram_kit.widgets` calls it
 when imported and every explorer when it is made; inside marimo's runtime and outside any kernel (a script) it
-changes nothing. Not undone yet (issue 38): marimo's plotly, matplotlib and tqdm patches, registered alike.
+changes nothing. marimo's plotly, matplotlib and tqdm formatters switch renderers and backends only inside its
+runtime (marimo 0.25), so there is nothing of theirs to put back; how marimo's outputs then show in the kernel is
+jupyter_outputs.py's work.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _jupyter_kernel() -> bool:
+def in_jupyter_kernel() -> bool:
     """Whether this code runs in a Jupyter (ipykernel) kernel and not in marimo's runtime."""
     try:
         from IPython import get_ipython
@@ -73,7 +75,7 @@ def taken_over() -> bool:
     from IPython.core import display_functions
     from ipywidgets import Widget
 
-    return _jupyter_kernel() and any(_marimos(hook) for hook in (
+    return in_jupyter_kernel() and any(_marimos(hook) for hook in (
         display_functions.display, comm.create_comm, Widget._widget_construction_callback))
 
 
@@ -95,7 +97,7 @@ def _register_marimo_formatters() -> None:
 def restore_jupyter_kernel() -> bool:
     """In a Jupyter kernel: register marimo's formatters, then give the kernel back its display, comm factory and
     widget hook. Returns whether anything had to be put back."""
-    if not _jupyter_kernel():
+    if not in_jupyter_kernel():
         return False
     _register_marimo_formatters()
     if not taken_over():

@@ -1,0 +1,93 @@
+"""Every numbered notebook, exported to .ipynb, opens in JupyterLab in the system's Chromium and after Run All
+shows what its cells return: no error, no "Error displaying widget", no empty output, no request to another
+host, and the explorers and controls reach the kernel (tests/jupyterlab_check.py says how each is read).
+The notebooks with explorers run Run All twice in the same kernel first: their widgets must still respond.
+
+The first test proves the detector on a toy notebook: a marimo control as marimo's HTML (empty space in
+JupyterLab), a script from a CDN, a widget view whose model the kernel never published, and an error are each
+found. `make check-notebooks` runs this file (CI too); `make test` skips it (tests/notebook_sets.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests import browser_check
+from tests.browser_check import BrowserCheckUnavailable, chromium
+from tests.jupyterlab_check import JupyterLabServer, check_notebook
+from tests.notebook_sets import all_notebooks
+from tests.test_jupyter import export
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.py"))
+EXPLORER_NOTEBOOKS = {"02_trace_generation", "05_benchmark"}  # TimelineBrowser, ItemBrowser
+pytestmark = pytest.mark.skipif(not all_notebooks(), reason="the JupyterLab check is `make check-notebooks` (CI)")
+
+TOY_CELLS = [
+    "print('a clean cell')",
+    "import marimo as mo\nfrom IPython.display import HTML\n"
+    "HTML(mo.ui.dropdown(['a', 'b'])._repr_html_())  # marimo's own HTML: a custom element JupyterLab cannot draw",
+    "from IPython.display import HTML\n"
+    "HTML('<p>a figure</p><script src=\"https://cdn.plot.ly/plotly-2.35.2.min.js\"></script>')",
+    "from IPython.display import display\n"
+    "display({'application/vnd.jupyter.widget-view+json': {'model_id': 'f' * 32, 'version_major': 2,\n"
+    "        'version_minor': 0}, 'text/plain': 'a widget'}, raw=True)",
+    "raise ValueError('boom in JupyterLab')",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        path = browser_check.chromium_path()
+    except BrowserCheckUnavailable as err:
+        pytest.skip(f"browser check skipped: {err}")
+    with chromium(path) as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("ipynb")
+    for notebook in NOTEBOOKS:
+        export(notebook, folder)
+    toy = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in TOY_CELLS], metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nbformat.write(toy, folder / "toy.ipynb")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lab(exported, tmp_path_factory):
+    with JupyterLabServer(exported, tmp_path_factory.mktemp("jupyterlab"), env={"FILEGRAM_SMOKE": "1"}) as server:
+        yield server
+
+
+def test_detector_finds_marimo_html_a_cdn_script_a_missing_widget_model_and_an_error(browser, lab, exported):
+    run = check_notebook(browser, lab, exported / "toy.ipynb", interact=False)
+    problems = "\n".join(run.problems())
+    print(problems)
+    assert [c.first_line for c in run.cells if c.errors] == ["raise ValueError('boom in JupyterLab')"]
+    assert "ValueError: boom in JupyterLab" in problems
+    empty = [c.index for c in run.cells if c.empty_outputs()]
+    assert 1 in empty and 0 not in empty  # the marimo dropdown drew nothing; the printed line did
+    assert run.cells[1].marimo_elements() == ["marimo-dropdown", "marimo-ui-element"]
+    assert any(url.startswith("https://cdn.plot.ly/") for url in run.outside_requests)
+    assert run.widget_errors and "Error displaying widget" in problems
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_shows_every_output_in_jupyterlab(browser, lab, exported, notebook):
+    explorers = notebook.stem in EXPLORER_NOTEBOOKS  # Run All twice in one kernel: the widgets still work
+    run = check_notebook(browser, lab, exported / f"{notebook.stem}.ipynb", rounds=2 if explorers else 1)
+    shown = sum(len(c.rendered) for c in run.cells)
+    print(f"{notebook.stem}: {len(run.cells)} code cells, Run All {run.seconds:.1f} s, {shown} outputs shown; "
+          f"explorers {run.explorers} ({'; '.join(run.explorer_changes)}); control: {run.control_change}, "
+          f"outputs then updated in cells {run.outputs_updated}")
+    assert run.cells and shown, f"{notebook.stem}: JupyterLab showed no output"
+    assert not run.problems(), "\n".join(run.problems())
+    if explorers:
+        assert run.explorers >= 1 and len(run.explorer_changes) == run.explorers
