@@ -3,7 +3,7 @@
 marimo notebooks take arguments on the command line (`python notebooks/05_benchmark.py -- --smoke`,
 `marimo edit notebooks/ -- --backend gemini`) and read them with `mo.cli_args()`. A notebook exported to
 `.ipynb` (`make ipynb`) runs in a Jupyter kernel, where there is no marimo runtime: `mo.cli_args()` raises
-there, and marimo's buttons are static HTML that cannot be pressed. So the notebooks ask this module:
+there, and a *Run* button has no runtime to run its cells. So the notebooks ask this module:
 
 - `cli_args()`: marimo's arguments, or `{}` where there is no marimo runtime;
 - `smoke_mode()`: `--smoke` on the command line, or `FILEGRAM_SMOKE=1` in the environment (how a Jupyter
@@ -12,7 +12,10 @@ there, and marimo's buttons are static HTML that cannot be pressed. So the noteb
   wherever no marimo runtime is there to press a button in (a Jupyter kernel, where *Run all* is the button);
   only marimo's editor (`marimo edit`) and app mode (`marimo run`) wait for the buttons;
 - `project_dir()`: the checkout's root (where `figures/` and `data/` are). A kernel has no `__file__`, and an
-  exported notebook sits in `build/ipynb/`, so paths relative to the notebook's file break there.
+  exported notebook sits in `build/ipynb/`, so paths relative to the notebook's file break there;
+- `serve_jupyter_kernel()`, run when this module is imported: in a Jupyter kernel, marimo's controls, tables and
+  figures are shown as Jupyter outputs and a changed control re-runs the cells reading it
+  (widgets/jupyter_outputs.py); elsewhere it imports and changes nothing.
 """
 
 from __future__ import annotations

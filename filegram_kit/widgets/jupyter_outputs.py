@@ -34,12 +34,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from .jupyter_kernel import in_jupyter_kernel, restore_jupyter_kernel
-from .jupyter_reactive import control_changed, install_reactor
+from .jupyter_reactive import control_changed, display_output, install_reactor
 
 PLACEHOLDER = '<div data-filegram-output="{key}"></div>'
 _PLACEHOLDER_RE = re.compile(r'<div data-filegram-output="(\d+)"></div>')
 _KEPT: OrderedDict[int, Any] = OrderedDict()  # placeholder key -> object, the most recent only
-KEEP = 2048
+KEEP = 512  # objects made into layouts and not shown yet (a layout is shown right after it is made)
 TABLE_ROWS = 20  # rows a table shows in Jupyter (marimo pages them); the rest is counted below it
 CONTROLS = frozenset({"dropdown", "radio", "multiselect", "slider", "number", "switch", "checkbox", "text",
                       "text_area", "run_button"})  # marimo controls with an ipywidgets form (`control_widget`)
@@ -114,10 +114,11 @@ def parts(obj: Any) -> Iterator[Any]:
     if children is None:  # HTML with objects or controls inside: split at the placeholders
         yield from _split(text)
         return
-    if _is_row(obj) and all(_inline(child) for child in children):
+    row = [_inline(child) for child in children] if _is_row(obj) else [None]
+    if all(widget is not None for widget in row):
         from ipywidgets import HBox, Layout
 
-        yield HBox([_inline(child) for child in children], layout=Layout(flex_flow="row wrap"))
+        yield HBox(row, layout=Layout(flex_flow="row wrap"))
         return
     for child in children:
         yield from parts(child)
@@ -194,8 +195,7 @@ def _panels(kind: str, labels: list[str], children: list[Any]) -> Any:
     outputs = []
     for child in children:
         out = ipywidgets.Output()
-        out.outputs = tuple({"output_type": "display_data", "data": _mime_bundle(part), "metadata": {}}
-                            for part in parts(child))
+        out.outputs = tuple(display_output(_mime_bundle(part)) for part in parts(child))
         outputs.append(out)
     box = getattr(ipywidgets, kind)(children=outputs)
     box.titles = tuple(_text(label) for label in labels)

@@ -53,7 +53,8 @@ def names(code: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(cell.defs), frozenset(cell.refs)
 
 
-def _output(data: dict, metadata: dict | None) -> dict:
+def display_output(data: dict, metadata: dict | None = None) -> dict:
+    """A display as an output of a notebook (and of an `ipywidgets.Output`'s list)."""
     return {"output_type": "display_data", "data": data, "metadata": metadata or {}}
 
 
@@ -112,7 +113,7 @@ class Reactor:
 
             record.out = Output()
             self._publish(record.out._repr_mimebundle_())
-        record.out.outputs = (*record.out.outputs, _output(data, metadata))
+        record.out.outputs = (*record.out.outputs, display_output(data, metadata))
         return None
 
     def readers(self, changed: set[str]) -> list[CellRun]:
