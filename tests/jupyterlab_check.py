@@ -12,9 +12,10 @@ and in the DOM (the rendered text, its size, whether it holds a figure, a table 
 marimo's own elements, which JupyterLab leaves as empty space), every
 "Error displaying widget" message, and every request the page made to a host other than this server (they
 are answered with an error, so a CDN script fails here as it would offline). Then one interaction per explorer
-(its "next" button) and one on the first dropdown with a second option, each followed by reading the kernel's
-state, so a widget that shows but does not reach the kernel fails too; after the dropdown, the outputs of the
-cells that read it must have changed on the page (jupyter_reactive.py re-ran them).
+(its "next" button) and one on the first control that can take another value (a dropdown, else a multi-select,
+else a checkbox), each followed by reading the kernel's state, so a widget that shows but does not reach the
+kernel fails too; after the control, the outputs of the cells that read it must have changed on the page
+(jupyter_reactive.py re-ran them).
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ print(_filegram_state())
 """
 NEXT_BUTTONS = "button[title^='next']"  # the explorers' step buttons (timeline.js, items.js)
 EXPLORERS = ".fg-timeline, .fg-items"
-DROPDOWN = ".jp-OutputArea-output .widget-dropdown select"
+CONTROLS = ((".jp-OutputArea-output .widget-dropdown select", "dropdown"),  # ipywidgets' own markup
+            (".jp-OutputArea-output .widget-select-multiple select", "multiselect"),
+            (".jp-OutputArea-output .widget-checkbox input[type=checkbox]", "checkbox"))
 
 
 class JupyterLabUnavailable(RuntimeError):
@@ -184,7 +187,7 @@ class LabRun:
             found.append(f"{self.explorers} explorer(s), but clicking 'next' changed the kernel's state of "
                          f"{len(self.explorer_changes)}")
         if self.control_change == "":
-            found.append("choosing another option of a dropdown changed no marimo control's value in the kernel")
+            found.append("changing a control's widget changed no marimo control's value in the kernel")
         elif self.control_change and not self.outputs_updated:
             found.append(f"after {self.control_change} no cell's output changed (its readers did not re-run)")
         return found
@@ -324,7 +327,7 @@ def _wait_for_run(page, notebook: Path, base: int, deadline: float, timeout: flo
 
 
 def _interact(page, run: LabRun) -> None:
-    """Click each explorer's 'next' button and change the first dropdown; record what changed in the kernel."""
+    """Click each explorer's 'next' button and change one control; record what changed in the kernel."""
     explorers = page.locator(EXPLORERS)
     run.explorers = explorers.count()
     for i in range(run.explorers):
@@ -336,24 +339,37 @@ def _interact(page, run: LabRun) -> None:
                    if before.get(name, {}).get(key) != value]
         if changed:
             run.explorer_changes.append(", ".join(changed[:4]))
-    dropdowns = page.locator(DROPDOWN)
-    for i in range(dropdowns.count()):  # the first dropdown with another option to choose
-        select = dropdowns.nth(i)
-        options = select.locator("option").all_inner_texts()
-        current = select.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''")
-        other = next((o for o in options if o != current), None)
-        if other is None:
-            continue
-        before, shown = _kernel_state(page)["controls"], _texts(page)
-        select.select_option(label=other)
-        _wait_idle(page)
-        after = _kernel_state(page)["controls"]
-        changed = [f"{name}: {before[name]} -> {value}" for name, value in after.items()  # re-runs make new ones
-                   if name in before and before[name] != value]
-        run.control_change = changed[0] if changed else ""
-        now = _texts(page)
-        run.outputs_updated = [index for index, text in now.items() if shown.get(index) != text]
-        return
+    for selector, kind in CONTROLS:  # the first control that can take another value, changed as a user would
+        elements = page.locator(selector)
+        for i in range(elements.count()):
+            before, shown = _kernel_state(page)["controls"], _texts(page)
+            if not _change(elements.nth(i), kind):
+                continue
+            _wait_idle(page)
+            after = _kernel_state(page)["controls"]
+            changed = [f"{name}: {before[name]} -> {value}" for name, value in after.items()  # re-runs make new
+                       if name in before and before[name] != value]                         # ones: not those
+            run.control_change = f"{kind} {changed[0]}" if changed else ""
+            now = _texts(page)
+            run.outputs_updated = [index for index, text in now.items() if shown.get(index) != text]
+            return
+
+
+def _change(element, kind: str) -> bool:
+    """Give a control's widget another value (False where it has none to take)."""
+    if kind == "checkbox":
+        element.click()
+        return True
+    options = element.locator("option").all_inner_texts()
+    chosen = element.evaluate("s => Array.from(s.selectedOptions).map(o => o.text)")
+    if kind == "dropdown":
+        target = next((o for o in options if o not in chosen), None)
+    else:  # a multi-select: only its first option, or its first two
+        target = options[:1] if chosen != options[:1] else options[:2]
+    if not target or target == chosen:
+        return False
+    element.select_option(label=target)
+    return True
 
 
 def _texts(page) -> dict[int, str]:
