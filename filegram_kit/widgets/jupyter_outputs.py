@@ -278,8 +278,9 @@ def _frame(data: Any) -> Any:
 
 
 def _tabs(element: Any) -> Any:
-    box = _panels("Tab", list(getattr(element, "_tab_keys", [])), list(element._children))
+    """`mo.ui.tabs` as an ipywidgets Tab; choosing a tab sets the control's value (the tab's name)."""
     keys = list(element._tab_keys)
+    box = _panels("Tab", keys, list(element._children))
     if element.value in keys:
         box.selected_index = keys.index(element.value)
     box.observe(lambda change: _set(element, str(change["new"])), names="selected_index")
