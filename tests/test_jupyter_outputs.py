@@ -155,6 +155,7 @@ def test_in_a_jupyter_kernel_changing_a_control_reruns_the_cells_that_read_it_in
              "mo.md('reads nothing that changed')",
              "mo.vstack([mo.md(f'and from there: {shown.upper()}'), mo.md('a second output')])",
              "mo.md(f'{1 / (pick.value == \"a\")}')",
+             "pick.value * 3  # a plain last value",
              "from filegram_kit.widgets.jupyter_outputs import bound_widget\n"
              "bound_widget(pick).value = 'b'  # what choosing 'b' in JupyterLab does\nprint(pick.value)"]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
@@ -176,10 +177,12 @@ def test_in_a_jupyter_kernel_changing_a_control_reruns_the_cells_that_read_it_in
                        for o in shown(index))
 
     assert not [o for c in nb.cells for o in c.outputs if o.output_type == "error"]
-    assert "".join(o.get("text", "") for o in nb.cells[6].outputs).strip() == "b"
+    assert "".join(o.get("text", "") for o in nb.cells[7].outputs).strip() == "b"
     assert "picked b" in text(2) and "picked a" not in text(2)  # updated where it was shown
     assert "printed b" in text(2)  # what the re-run printed, in the same place
     assert "and from there: PICKED B" in text(4) and "a second output" in text(4)  # reads what cell 2 defines
     assert text(3).count("reads nothing that changed") == 1 and not [o for o in nb.cells[3].outputs
                                                                       if VIEW in o.get("data", {})]
     assert "ZeroDivisionError" in "".join(o.get("ename", "") for o in shown(5))  # a re-run's error is shown
+    assert [o["data"]["text/plain"] for o in shown(6) if "text/plain" in o.get("data", {}) and VIEW not in o["data"]
+            ] == ["'bbb'"]  # the plain value, re-computed in place

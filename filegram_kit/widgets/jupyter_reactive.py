@@ -12,10 +12,10 @@ own `interactive_output` does it:
   is emptied and filled with what the new run shows, what it prints, or its error.
 
 JupyterLab routes a display update only to the cell whose request made it (never to another cell), so a widget
-that holds the outputs is what can change them from a control's callback. Limits: a reactive cell's plain last
-value (an `execute_result`, not a marimo output or a figure) is shown as usual but not updated; a cell that
-showed nothing the first time has no place to show a re-run in; the outputs of reactive cells are widget state,
-which JupyterLab saves with the notebook only when asked (Settings > Save Widget State Automatically).
+that holds the outputs is what can change them from a control's callback; a reactive cell's last value (its
+`execute_result`) goes there too, through ipykernel's display-hook chain. Limits: a cell that showed nothing the
+first time has no place to show a re-run in; the outputs of reactive cells are widget state, which JupyterLab
+saves with the notebook only when asked (Settings > Save Widget State Automatically).
 """
 
 from __future__ import annotations
@@ -73,6 +73,16 @@ class Reactor:
         self.shell.events.register("pre_run_cell", self.pre_run_cell)
         self.shell.events.register("post_run_cell", self.post_run_cell)
         self.shell.display_pub.publish = self.publish
+        if hasattr(self.shell.displayhook, "register_hook"):  # ipykernel's hook chain on execute_result
+            self.shell.displayhook.register_hook(self.result_hook)
+
+    def result_hook(self, msg: dict) -> dict | None:
+        """A reactive cell's last value (its `execute_result`) goes to its Output too, so a re-run updates it."""
+        record = self.current
+        if record is None or not record.reactive:
+            return msg
+        self.publish(msg["content"]["data"], msg["content"].get("metadata"))
+        return None
 
     def _reads_a_control(self, refs: frozenset[str]) -> bool:
         from marimo._plugins.ui._core.ui_element import UIElement
