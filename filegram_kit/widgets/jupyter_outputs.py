@@ -270,7 +270,8 @@ def _frame(data: Any) -> Any:
     except ImportError:
         return data
     if isinstance(data, pl.DataFrame):
-        with pl.Config(tbl_rows=TABLE_ROWS, tbl_cols=-1, fmt_str_lengths=80):
+        with pl.Config(tbl_rows=TABLE_ROWS, tbl_cols=-1, fmt_str_lengths=80, tbl_hide_dataframe_shape=True,
+                       tbl_hide_column_data_types=True):  # as marimo's table: the columns and the rows
             return _html(data._repr_html_())
     if isinstance(data, list | dict):
         return _frame(pl.DataFrame(data))
