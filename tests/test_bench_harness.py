@@ -522,3 +522,23 @@ def test_controls_leave_out_observer_traces_when_the_corpus_has_one_persona(tiny
         written = evaluate_controls(items, tiny, out=tmp_path / "run", controls=["chance", "observer_traces"])
     rows = load_results(tmp_path / "run")
     assert written == 3 and set(rows["method"]) == {"chance"}
+
+
+@pytest.mark.parametrize(("backend", "workers", "expected"), [("offline", 2, "process"), ("offline", 1, "thread"),
+                                                               ("gemini-like", 2, "thread")])
+def test_the_auto_executor_uses_processes_only_for_local_backends_with_workers(tiny, tmp_path, monkeypatch, backend,
+                                                                              workers, expected):
+    from filegram_kit.bench import harness, parallel
+    from filegram_kit.bench.generate import build_items
+    from filegram_kit.llm import base
+    from filegram_kit.llm.offline import OfflineBackend
+
+    used = []
+    monkeypatch.setattr(parallel, "run_in_processes", lambda groups, **kw: used.append("process"))
+    monkeypatch.setattr(harness, "run_groups", lambda *a, **kw: used.append("thread"))
+    if backend != "offline":  # an API backend: by name, not local (a stand-in class, never called)
+        monkeypatch.setitem(base.BACKENDS, backend, f"{OfflineBackend.__module__}:{OfflineBackend.__name__}")
+    items = build_items(tiny, seed=0, sub_tracks=["attribute_recognition"])[:2]
+    harness.evaluate(items, tiny, ["no_context"], backend=backend, out=tmp_path / "run", workers=workers,
+                     executor="auto", progress=False)
+    assert used == [expected]

@@ -33,9 +33,12 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from ..llm import get_backend
+from ..llm.base import UNCACHED
 from ..llm.cache import canonical_json
 from ..locks import exclusive
 from ..memory import get_memory
+from ..memory.base import MEMORIES
+from ..plugins import code_digest, is_reference
 from .inputs import TrajectoryStore, materialise
 from .parallel import one_blas_thread, run_groups
 from .reader import answer
@@ -77,6 +80,8 @@ def resolve_methods(methods: Iterable[MethodSpec] | Mapping[str, Mapping[str, An
         params = dict(params or {})
         memory = get_memory(name, **params)
         resolved = memory.params()
+        if is_reference(name) and (digest := code_digest(type(memory))):
+            resolved = {**resolved, "code": digest}  # your class's file: edited code gets new rows, not old ones
         method = Method(name, params, resolved, short_hash(resolved), short_hash(memory.ingest_params()))
         if (name, method.params_hash) in seen:
             raise ValueError(f"method {name!r} is listed twice with the same resolved params {resolved}")
@@ -398,7 +403,8 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[Method
     methods: names, name -> params for get_memory, or (name, params) pairs (several parameter sets of one
     method; those differing only in retrieval params share each ingest: SharedIngests). backend: a name
     (with backend_params) or a Backend. limit: the first N items of each sub_track. retry_errors: recompute
-    the rows of earlier runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "thread" (a pool of
+    the rows of earlier runs that hold an exception error (inputs/ingest/retrieve/answer). executor: "auto" (processes
+    for a local backend by name, such as offline, with workers > 1; threads otherwise), "thread" (a pool of
     `workers` threads; workers=1 runs serially, in order), "process" (`workers` spawned processes,
     for CPU-bound backends such as offline; needs the backend by name; see parallel.py) or "ray" (a
     persona's groups per unit on a Ray cluster at `address`, a local Ray of `workers` CPUs when None;
@@ -409,9 +415,16 @@ def evaluate(items: Iterable[Item], corpus: str | Path, methods: Iterable[Method
 
     all_items, out = list(items), Path(out)
     chosen, specs = select(all_items, limit), resolve_methods(methods)
-    if executor not in ("thread", "process", "ray"):
-        raise ValueError(f"executor must be 'thread', 'process' or 'ray', got {executor!r}")
+    if executor not in ("auto", "thread", "process", "ray"):
+        raise ValueError(f"executor must be 'auto', 'thread', 'process' or 'ray', got {executor!r}")
     client, client_params = _backend(backend, backend_params, seed)
+    in_process = [m.name for m in specs if isinstance(MEMORIES.get(m.name), type)]
+    if executor == "auto":  # local CPU-bound answering gains from processes, API calls from threads
+        local = isinstance(backend, str) and backend in UNCACHED
+        executor = "process" if local and workers > 1 and not in_process else "thread"
+    if executor in ("process", "ray") and in_process:
+        raise ValueError(f"executor={executor!r}: {', '.join(in_process)} registered as a class in this process, "
+                         "which a worker cannot import; use executor='thread', or register it as 'module:Class'")
     if executor in ("process", "ray") and client_params is None:
         raise ValueError(f"executor={executor!r} builds a backend in each worker: give the backend by name")
     run = {"backend": client.name, "model": client.model, "seed": int(seed)}

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..executors import terminate_workers, watch_parent
 from ..llm import get_backend
-from ..memory.base import MEMORIES
+from ..memory.base import MEMORIES, importable_memories
 from .inputs import TrajectoryStore
 
 DRAIN_SECONDS = 30.0  # after every batch returned, how long rows still in the queue may take to arrive
@@ -174,7 +174,7 @@ def run_on_executor(groups: list, *, executor: Any, corpus: str | Path, backend_
                     add_usage: Callable[[dict[str, dict[str, int]]], None]) -> None:
     """The batches (as `run_in_processes` makes them) as units on `executor` (filegram_kit.executors); each
     finished batch's rows are emitted here, in this process."""
-    params_json, memories_json = json.dumps(backend_params, sort_keys=True), json.dumps(dict(MEMORIES))
+    params_json, memories_json = json.dumps(backend_params, sort_keys=True), json.dumps(importable_memories())
     calls = [(batch, str(corpus), backend_name, params_json, memories_json, run)
              for batch in batches(groups, executor.workers)]
     for _, (rows, usage) in executor.imap(_batch_unit, calls):
@@ -210,7 +210,8 @@ def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, bac
     rows = context.Queue()
     expected, received, checked = sum(len(g.items) for g in groups), 0, time.monotonic()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start,
-                               initargs=(rows, str(corpus), backend_name, dict(backend_params), dict(MEMORIES), run))
+                               initargs=(rows, str(corpus), backend_name, dict(backend_params), importable_memories(),
+                                         run))
     try:
         futures = [pool.submit(_run_batch, batch) for batch in batches(groups, workers)]
         while received < expected:

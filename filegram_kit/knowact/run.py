@@ -116,13 +116,14 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     from ..bench.facts import corpus_facts
     from ..llm import get_backend
     from ..memory.base import MEMORIES
+    from ..plugins import is_reference
     from .act import AGENTS
 
     if agent not in AGENTS:
         raise ValueError(f"unknown acting agent {agent!r}; agents: {', '.join(AGENTS)}")
     corpus, out = Path(corpus), Path(out)
     methods = tuple(dict.fromkeys(methods))
-    unknown = [m for m in methods if m not in MEMORIES]
+    unknown = [m for m in methods if m not in MEMORIES and not is_reference(m)]
     if unknown:
         raise KeyError(f"unknown method(s) {unknown}; methods: {', '.join(sorted(MEMORIES))}")
     facts = corpus_facts(corpus)

@@ -341,8 +341,13 @@ def get_backend(name: str = "offline", **params: Any) -> Backend:
     Backends that cost money answer through the default response cache (data/cache, mode from
     FILEGRAM_CACHE_MODE) unless `cache=` is given (None: no cache), so a rerun makes zero calls.
     """
+    from ..plugins import is_reference, load_class
+
+    if name not in BACKENDS and is_reference(name):  # your own class: local code, no response cache unless given
+        return load_class(name, kind="backend", base=Backend)(**params)
     if name not in BACKENDS:
-        raise KeyError(f"unknown backend {name!r}; backends: {', '.join(BACKENDS)}")
+        raise KeyError(f"unknown backend {name!r}; backends: {', '.join(BACKENDS)}, or your own class as "
+                       "'module:Class' / 'path/to/file.py:Class'")
     if "cache" not in params and name not in UNCACHED:
         from .cache import default_cache
 

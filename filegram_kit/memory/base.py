@@ -189,7 +189,7 @@ def one_user(trajs: list[Trajectory]) -> str | None:
 
 
 # -- registry -------------------------------------------------------------------------------------
-MEMORIES: dict[str, str] = {
+MEMORIES: dict[str, str | type] = {
     "filegramos": "filegram_kit.memory.filegramos:FileGramOS",
     "no_context": "filegram_kit.memory.context:NoContext",
     "full_context": "filegram_kit.memory.context:FullContext",
@@ -206,14 +206,37 @@ MEMORIES: dict[str, str] = {
 }
 
 
-def register_memory(name: str, target: str) -> None:
-    """Make `get_memory(name)` import `module:Class` (baselines and third-party methods plug in here)."""
+def register_memory(name: str, target: str | type) -> None:
+    """Make `get_memory(name)` build `target`: a `module:Class` reference (baselines, third-party methods; any
+    process can import it) or a class (one defined in a notebook: thread executors only)."""
+    if isinstance(target, type) and not issubclass(target, MemorySystem):
+        raise TypeError(f"register_memory({name!r}, {target.__name__}): a memory class derives from MemorySystem")
     MEMORIES[name] = target
 
 
+def importable_memories() -> dict[str, str]:
+    """The registry's `module:Class` entries: what a spawned worker can import (a class registered in this
+    process cannot travel)."""
+    return {name: target for name, target in MEMORIES.items() if isinstance(target, str)}
+
+
+def memory_class(name: str) -> type:
+    """The class behind a registered name or a `module:Class` / `file.py:Class` reference (plugins.py)."""
+    from ..plugins import is_reference, load_class
+
+    target = MEMORIES.get(name)
+    if isinstance(target, type):
+        return target
+    if target is None and not is_reference(name):
+        raise KeyError(f"unknown memory {name!r}; memories: {', '.join(sorted(MEMORIES))}, or your own class as "
+                       "'module:Class' / 'path/to/file.py:Class'")
+    if target is None:
+        return load_class(name, kind="memory", base=MemorySystem)
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
 def get_memory(name: str, **params: Any) -> MemorySystem:
-    """A memory method by name, with its parameters (nothing is computed until `ingest`)."""
-    if name not in MEMORIES:
-        raise KeyError(f"unknown memory {name!r}; memories: {', '.join(sorted(MEMORIES))}")
-    module_name, _, class_name = MEMORIES[name].partition(":")
-    return getattr(importlib.import_module(module_name), class_name)(**params)
+    """A memory method by name (or `module:Class` reference), with its parameters (nothing is computed until
+    `ingest`)."""
+    return memory_class(name)(**params)

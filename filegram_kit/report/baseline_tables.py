@@ -52,10 +52,10 @@ def mechanism(target: str, shared: bool) -> str:
 
 def baseline_rows(methods: list[str] | None = None) -> pl.DataFrame:
     from ..memory import get_memory
-    from ..memory.base import MEMORIES
+    from ..memory.base import MEMORIES, importable_memories
 
     rows = []
-    modules = [target.partition(":")[0] for target in MEMORIES.values()]
+    modules = [target.partition(":")[0] for target in importable_memories().values()]
     for name in methods or [m for m in METHOD_LABELS if m in MEMORIES]:
         module_name = MEMORIES[name].partition(":")[0]
         params = {k: v for k, v in get_memory(name).params().items() if k != "method"}
