@@ -88,6 +88,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     written = reproduce(out, only=args.only or None, corpus=args.corpus, images=not args.no_images,
                         settings=settings, force=args.force)
     print(f"wrote {len(written)} files to {out}/ (steps and timings: {out}/MANIFEST.json)")
+    page = Path(out).resolve().parent / "docs" / "results.md"
+    if Path(out).name == "figures" and (page.parent.parent / "mkdocs.yml").is_file():  # the repository's figures/
+        from .report.results_page import write_results_page
+
+        try:
+            print(f"docs page of the results: {write_results_page(out, page)}")
+        except FileNotFoundError as exc:
+            print(f"note: {page} not rewritten: {exc}", file=sys.stderr)
     return 0
 
 

@@ -33,10 +33,53 @@ def test_committed_figures_are_up_to_date(tmp_path):
     assert not stale, f"run `make reproduce` and commit figures/: {stale}"
 
 
-def test_readme_maps_every_artifact():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    missing = [name for name, art in ARTIFACTS.items() if f"{name}.{'png' if art.figure else 'md'}" not in readme]
-    assert not missing, f"README's reproduction table lacks {missing}"
+def test_the_docs_map_every_artifact():
+    page = (ROOT / "docs" / "reproduce.md").read_text(encoding="utf-8")
+    missing = [name for name, art in ARTIFACTS.items() if f"{name}.{'png' if art.figure else 'md'}" not in page]
+    assert not missing, f"docs/reproduce.md's artifact map lacks {missing}"
+
+
+def test_every_file_in_figures_comes_from_a_registered_step_as_the_manifest_records_it():
+    """No orphan in figures/ (a file no step writes any more), no step without its files, no file edited by hand."""
+    import hashlib
+    import json
+
+    figures = ROOT / "figures"
+    steps = json.loads((figures / "MANIFEST.json").read_text(encoding="utf-8"))["steps"]
+    assert not set(steps) - set(ARTIFACTS), f"MANIFEST.json records unregistered steps: {set(steps) - set(ARTIFACTS)}"
+    assert not set(ARTIFACTS) - set(steps), f"registered steps never run into figures/: {set(ARTIFACTS) - set(steps)}"
+    recorded = {name: sha for step in steps.values() for name, sha in step["files"].items()}
+    for name, art in ARTIFACTS.items():
+        kinds = {".csv", ".md", *([".html", ".png"] if art.figure else [])}
+        assert kinds <= {Path(f).suffix for f in steps[name]["files"]}, f"{name}: MANIFEST lacks some of {kinds}"
+    on_disk = {p.name for p in figures.iterdir() if p.is_file()} - {"MANIFEST.json", "plotly.min.js"}
+    orphans = sorted(on_disk - set(recorded))
+    assert not orphans, f"files in figures/ that no registered step wrote: {orphans}"
+    assert not set(recorded) - on_disk, f"files a step wrote that are missing: {sorted(set(recorded) - on_disk)}"
+    changed = [f for f, sha in recorded.items() if hashlib.sha256((figures / f).read_bytes()).hexdigest() != sha]
+    assert not changed, f"figures/ files that differ from what `filegram reproduce` wrote: {changed}"
+
+
+def test_the_docs_results_page_is_what_figures_give():
+    from filegram_kit.report.results_page import results_page
+
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    assert page == results_page(ROOT / "figures"), "docs/results.md is stale: `make reproduce` rewrites it (or run " \
+        "`python -m filegram_kit.report.results_page`)"
+
+
+def test_the_results_page_quotes_each_step_in_a_named_section(tmp_path):
+    from filegram_kit.report.results_page import results_page
+
+    for name in ARTIFACTS:
+        (tmp_path / f"{name}.md").write_text(f"# Title of {name}\n\n![x]({name}.png)\n\n| a |\n|---|\n| 1 |\n")
+    page = results_page(tmp_path)
+    for name in ARTIFACTS:
+        start, end = page.index(f"[start:{name}]"), page.index(f"[end:{name}]")
+        assert f"## Title of {name}" in page[start:end] and f"](figures/{name}.png)" in page[start:end]
+    (tmp_path / "table05_event_counts.md").unlink()
+    with pytest.raises(FileNotFoundError, match="table05_event_counts.md"):
+        results_page(tmp_path)
 
 
 def test_unknown_artifact_is_a_clear_error(tmp_path):

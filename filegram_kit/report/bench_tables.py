@@ -208,6 +208,26 @@ def table03_main_results(corpus: str | Path | None = None, *, settings: RunSetti
     return pl.concat([*parts, control_rows, limited_row(control_rows), table.filter(pl.col("source") == PAPER)])
 
 
+@artifact("table03_costs", paper="Table 3", notebook="05_benchmark", corpus=True,
+          title="What each memory costs: ingest per persona (calls, tokens) apart from query cost",
+          note="Same run as table03_main_results (item seeds 0, 1, 2). Ingest: means over the persona input sets "
+               "(each persona's 32 sessions), as a fresh build costs them; tokens (est.) = 4 characters per token of "
+               "every backend call's prompt and reply, what an LLM backend would be sent; billed = what the "
+               "provider reported (0 offline). Query: per answered item. The paper's Tok In is stored memory "
+               "(Table 3's footnote), which is 'stored tokens' here. Seconds are left out (they change from run "
+               "to run; BENCHMARKS.md times ingest and answering per method, and result rows keep ingest_s).")
+def table03_costs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
+                  limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
+                  progress: bool | None = None) -> pl.DataFrame:
+    from ..bench.readout import split_controls
+    from ..bench.score import costs
+    from .corpus_source import resolve_corpus
+
+    corpus, settings = resolve_corpus(corpus), settings_of(settings)
+    rows = split_controls(_run(corpus, settings, limit=limit, workers=workers, out=out, progress=progress))[0]
+    return costs(rows).drop("ingest s", "query s")  # wall-clock seconds differ run to run: BENCHMARKS.md has them
+
+
 READER_LIMITED = "reader-limited (1 = the reader cannot read the truth in other words: no ordering claimed)"
 
 
@@ -340,7 +360,7 @@ def _run_file_grounding_text(corpus: Path, settings: RunSettings, *, limit: int 
     return rows
 
 
-@artifact("table03_settings", paper="Table 3", notebook="05_benchmark", corpus=True,
+@artifact("table03_settings", paper="Table 3", notebook="10_track4", corpus=True,
           title="File Grounding in the text and the multimodal setting: each method's change when outputs are "
                 "rendered",
           note="Paper §6.1 compares a Text setting (Markdown outputs) with a Multimodal one (outputs rendered as "
