@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium media-tools reproduce quick test lint check-notebooks notebooks edit ipynb jupyter bench clean distclean
+.PHONY: help setup chromium media-tools reproduce quick test lint docs docs-serve check-notebooks notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -67,15 +67,22 @@ quick: setup ## the documented quick subset of `make reproduce` into build/quick
 	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
 
 lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
-	$(BIN)/ruff check filegram_kit tests benchmarks
+	$(BIN)/ruff check filegram_kit tests benchmarks examples
 	$(BIN)/marimo check notebooks/
 
 # two pytest-xdist workers (the machine's 2 cores), a test module on one worker (its fixtures are built once);
 # PYTEST_WORKERS=0 runs in one process (pdb, -x)
 PYTEST_WORKERS ?= 2
 
-test: setup lint ## lint, then the unit tests and notebook smoke runs (offline, no keys)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
+# the documentation site (mkdocs.yml, docs/): --strict fails on a broken link, anchor or quoted table
+docs: $(STAMP) ## build the documentation site into site/ (open site/index.html)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+docs-serve: $(STAMP) ## serve the documentation site with live reload (http://127.0.0.1:8000)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+test: setup lint docs ## lint, the docs build, then the unit tests and notebook smoke runs (offline, no keys)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope --durations=15
 
 check-notebooks: $(STAMP) chromium ## every notebook in a Jupyter kernel, in `marimo edit` and in JupyterLab in headless Chromium (Run all)
 	FILEGRAM_ALL_NOTEBOOKS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests/test_jupyter.py tests/test_notebooks_browser.py tests/test_jupyterlab_browser.py
@@ -115,7 +122,7 @@ bench: $(STAMP) ## run the speed/memory benchmarks and rewrite BENCHMARKS.md
 	$(BIN)/python benchmarks/plan.py
 
 clean: ## remove generated data, caches and build leftovers (keeps .venv and figures/)
-	rm -rf data build dist .pytest_cache .ruff_cache *.egg-info
+	rm -rf data build dist site .pytest_cache .ruff_cache *.egg-info
 	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
 
 distclean: clean ## clean, and remove .venv too

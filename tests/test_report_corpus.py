@@ -15,13 +15,13 @@ import pytest
 
 from filegram_kit.engine import PAPER_TABLE5, build_corpus
 from filegram_kit.report import ARTIFACTS, corpus_source, distribution, export, reproduce
-from filegram_kit.report.bench_tables import TABLE3_METHODS
 from filegram_kit.report.figures import figure03_data_distribution
 from filegram_kit.report.tables import table05_event_counts
 from filegram_kit.schema import EVENT_CATEGORY, EVENT_TYPES, METADATA_EVENT_TYPES, RETAINED_EVENT_TYPES
 from filegram_kit.tasks import get_task
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 FIGURES = ROOT / "figures"
 PROFILES, TASKS = ["p1", "p3"], ["T-01", "T-05", "T-12"]  # understand, organize, iterate
 
@@ -204,16 +204,12 @@ def test_committed_corpus_artifacts_are_present(name):
     assert not missing, f"run `make reproduce` and commit figures/: {missing}"
 
 
-def test_readme_quotes_the_committed_table5():
-    """The README's Table 5 excerpt must be the numbers `filegram reproduce` committed, not older ones."""
+def test_docs_prose_quotes_the_committed_table5_share():
+    """The engine page's metadata share (prose, beside the generated Table 5 it quotes) is the committed number."""
     rows = {r["event_type"]: r for r in pl.read_csv(FIGURES / "table05_event_counts.csv").iter_rows(named=True)}
-    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
-    quoted = re.findall(r"\| (\w+) \| ([\d,]+) \| ([\d,]+) \|", readme)
-    assert len(quoted) == 12
-    for name, ours, paper in quoted:
-        assert (int(ours.replace(",", "")), int(paper.replace(",", ""))) == (rows[name]["ours"], rows[name]["paper"])
-    share = rows["all metadata"]["share"]
-    assert f"simulation-metadata share is {share:.1%}" in readme
+    page = (DOCS / "engine.md").read_text(encoding="utf-8")
+    assert '--8<-- "docs/results.md:table05_event_counts"' in page
+    assert f"simulation-metadata share is {rows['all metadata']['share']:.1%}" in page
 
 
 def test_cli_reproduces_from_a_given_corpus(tiny, tmp_path):
@@ -229,16 +225,13 @@ def test_cli_reproduces_from_a_given_corpus(tiny, tmp_path):
     assert frame.filter(pl.col("event_type") == "file_read")["ours"][0] == counts["file_read"]
 
 
-def test_readme_quotes_the_committed_filegramos_numbers():
-    """The README's FileGramOS accuracy row and AUC must be what `filegram reproduce` committed."""
-    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
-    recovery = pl.read_csv(FIGURES / "filegramos_recovery.csv")["accuracy"].to_list()
-    row = re.search(r"\| L/M/R reading = true tier[^|]*\|((?: [\d.]+ \|){7})", readme)
-    assert row, "README lacks the L/M/R accuracy row"
-    assert [float(x) for x in row.group(1).split("|") if x.strip()] == pytest.approx(recovery, abs=0.005)
+def test_docs_prose_quotes_the_committed_filegramos_numbers():
+    """The FileGramOS page's AUCs (prose) are what `filegram reproduce` committed; its accuracy row is quoted."""
+    page = (DOCS / "filegramos.md").read_text(encoding="utf-8")
+    assert '--8<-- "docs/results.md:filegramos_recovery"' in page
     drift = {r["score"]: r for r in pl.read_csv(FIGURES / "filegramos_drift.csv").iter_rows(named=True)}
-    assert f"**AUC {drift['deviation']['auc']:.3f}**" in readme
-    assert f"{drift['task_adjusted_deviation']['auc']:.3f} after removing" in readme
+    assert f"**AUC {drift['deviation']['auc']:.3f}**" in page
+    assert f"{drift['task_adjusted_deviation']['auc']:.3f} after removing" in page
 
 
 def test_filegramos_tables_on_the_tiny_corpus(tiny):
@@ -255,25 +248,10 @@ def test_filegramos_tables_on_the_tiny_corpus(tiny):
     assert stored > query > 0
 
 
-def test_readme_quotes_the_committed_table3_rows():
-    """The README's offline Table 3 rows must be what `filegram reproduce` committed (figures/table03_...)."""
-    readme = (FIGURES.parent / "README.md").read_text(encoding="utf-8")
-    columns = ["AttrRec", "BehavFP", "ProfRec", "BehavInf", "TraceDis", "AnomDet", "ShiftAna", "Proc", "Sem", "Epi",
-               "Avg"]
-    t3_columns = [*columns[:7], "FileGrd", "VisGrd", *columns[7:]]
-    ours = pl.read_csv(FIGURES / "table03_main_results.csv").filter(pl.col("source") == "ours (offline backend)")
-    assert ours.height == len(TABLE3_METHODS)
-    for row in ours.iter_rows(named=True):
-        quoted = re.search(rf"^\| {re.escape(row['label'])} \| offline \|((?: [\d.]+ \|){{{len(t3_columns)}}})$",
-                           readme, re.MULTILINE)
-        assert quoted, f"README lacks the Table 3 row of {row['label']}"
-        assert [float(x) for x in quoted.group(1).split("|") if x.strip()] == [row[c] for c in t3_columns]
-    changes = pl.read_csv(FIGURES / "table03_style_packs.csv").filter(pl.col("corpus") == "B - A")
-    assert changes.height == len(TABLE3_METHODS)
-    for row in changes.iter_rows(named=True):
-        line = "| " + " | ".join([f"{row['label']} (B - A)", *[row[c] for c in columns]]) + " |"
-        assert line in readme.splitlines(), f"README lacks the style-pack change of {row['label']}: {line}"
-    differences = pl.read_csv(FIGURES / "table03_intervals.csv").filter(pl.col("part") == "differences")
-    for row in differences.iter_rows(named=True):
-        start = f"| {row['label']} | {row['Avg']} | {row['BehavFP']} | {row['ProfRec']} |"
-        assert any(line.startswith(start) for line in readme.splitlines()), f"README lacks {start}"
+def test_docs_quote_generated_tables_by_existing_sections():
+    """Every `--8<--` quote in docs/ names a section docs/results.md has (a renamed step would leave a hole)."""
+    sections = set(re.findall(r"\[start:(\w+)\]", (DOCS / "results.md").read_text(encoding="utf-8")))
+    quoted = {(page.name, name) for page in DOCS.glob("*.md")
+              for name in re.findall(r'^--8<-- "docs/results\.md:(\w+)"', page.read_text(encoding="utf-8"), re.M)}
+    assert len(quoted) >= 8
+    assert not [q for q in quoted if q[1] not in sections], "quotes of steps the results page lacks"
