@@ -4,7 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium")
 
 with app.setup:
-    import io
     import tempfile
     from pathlib import Path
 
@@ -25,15 +24,9 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
-    from filegram_kit.bench.file_grounding import build_file_grounding
-    from filegram_kit.bench.visual_grounding import controls as visual_controls
-    from filegram_kit.bench.visual_grounding import visual_grounding_items
-    from filegram_kit.multimodal import build_multimodal, default_dir, examples, loss_summary, open_rendered
-    from filegram_kit.multimodal.replay import caption_video, gui_steps, record_replay
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
-    from filegram_kit.report.bench_tables import SETTING_ROWS, paired_table
     from filegram_kit.widgets import ItemBrowser
 
     # smoke mode: 4 contrasting personas x 6 tasks. T-16 is the only perturbation candidate among them, so every
@@ -54,8 +47,9 @@ def _():
     traces. Items are built from templates over the corpus' ground truth, in four tracks: **T1
     understanding** (attribute recognition, behavioural fingerprint, free-form profile reconstruction),
     **T2 reasoning** (behavioural inference, trace disentanglement of two interleaved sessions), **T3
-    detection** (which session is anomalous, and what shifted) and T4 multimodal grounding (its
-    items and settings are at the end: the outputs rendered as files, and sessions replayed as screen recordings). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
+    detection** (which session is anomalous, and what shifted) and T4 multimodal grounding (its items and
+    settings are in notebook `10_track4`: the outputs rendered as files, and sessions replayed as screen
+    recordings). Each item also names the memory *channel* it tests: procedural, semantic or episodic.
 
     Every method builds its memory from the item's input trajectories (anonymised: sessions named by task
     only), retrieves a context with the question, and **one shared reader** answers from that context
@@ -254,10 +248,9 @@ def _(autorun, backend_choice, corpus, items, limit, methods, run, smoke):
     mo.stop(not (run.value or autorun), mo.md("Press **Run the benchmark**."))
     _root = WORK / "results" if smoke else Path(corpus).resolve().parent / "results" / "notebook"
     results_dir = bv.results_folder(_root, items)
-    _parallel = backend_choice.value == "offline" and not smoke  # offline work is CPU-bound: processes
     with mo.status.spinner(title=f"Answering up to {limit.value} items per sub-task with {len(methods)} methods ..."):
         results = evaluate(items, corpus, methods, backend=backend_choice.value, out=results_dir, limit=limit.value,
-                           workers=1 if smoke else 2, executor="process" if _parallel else "thread",
+                           workers=1 if smoke else 2, executor="auto",
                            progress=not smoke)
     answered = select(items, limit.value)
     with mo.status.spinner(title="Control rows (chance, choices-only, the two observers, oracle, the two oracle "
@@ -337,8 +330,7 @@ def _(all_rows, answered, autorun, backend_choice, corpus, methods, pack_run, sm
         _root = WORK / "results_b" if smoke else Path(corpus).resolve().parent / "results" / "notebook_b"
         _out = bv.results_folder(_root, answered)
         pack_b = evaluate(answered, twin, methods, backend=backend_choice.value, out=_out, workers=1 if smoke else 2,
-                          executor="process" if backend_choice.value == "offline" and not smoke else "thread",
-                          progress=not smoke)
+                          executor="auto", progress=not smoke)
     mo.vstack([mo.md(f"Each method's score on pack B minus its score on pack A, on the same {len(answered)} items "
                      "[95% CI, personas resampled]:"),
                mo.md(format_table3(ci_table(pack_differences(all_rows, pack_b, n_boot=500))))])
@@ -351,7 +343,7 @@ def _(backend_choice, methods, ours):
     _table = side_by_side(ours, _paper, ours_label=f"ours ({backend_choice.value})")
     mo.vstack([mo.md("Sub-task columns: accuracy (%); ProfRec: the judge's Likert score rescaled to 0-100. Proc / "
                      "Sem / Epi: multiple-choice items of that channel. Our Avg: the mean of the sub-task columns "
-                     "answered here (tracks 1-3; Track 4 is answered from its own settings below, and "
+                     "answered here (tracks 1-3; Track 4 is answered from its own settings in notebook 10, and "
                      "`make reproduce` puts all nine columns in Table 3). Tok In: stored memory per persona; "
                      "Tok Out: context per query. With the offline reader, compare the methods with each other, not with the paper."),
                mo.md(format_table3(_table)),
@@ -417,137 +409,6 @@ def _(backend_choice, knows):
     ranking and the reader's cues disagree; an LLM reader (`gemini`, `openai_compat` at the top) reads the
     same contexts (the paper's FileGramOS reaches 70.2% on AnomDet with Gemini 2.5 Flash).
     """)
-    return
-
-
-@app.cell
-def _():
-    render_now = mo.ui.run_button(label="Render the outputs")
-    mo.vstack([mo.md(r"""
-    ## Track 4's multimodal setting: the same traces, the outputs rendered
-
-    The paper's Multimodal setting keeps every event log and renders the agent's text outputs as
-    files: each output is cut into sections, and each section becomes a PDF, DOCX, PPTX, XLSX, a page
-    image, a chart or a spoken narration (`filegram corpus --setting multimodal`). A text method then
-    reads the outputs only through **one shared parser** (pypdf, python-docx, python-pptx, openpyxl,
-    tesseract OCR for images, container metadata for audio), so the table below is what it loses:
-    the share of each section's words the parse gives back, tables whose grid was flattened, images
-    without text and narrations nobody transcribed, with English words and Chinese characters counted
-    apart (`recovered_en`, `recovered_zh`). Chinese is drawn with a CJK font and OCR reads English and
-    Chinese (`filegram_kit/cjk.py`), so the two should be lost at about the same rate.
-    """), render_now])
-    return (render_now,)
-
-
-@app.cell
-def _(autorun, corpus, render_now, smoke):
-    mo.stop(not (render_now.value or autorun), mo.md("Press **Render the outputs** to build the setting."))
-    with mo.status.spinner(title="Rendering every text output (about 7 minutes for the full corpus on 2 cores) ..."):
-        mm_corpus = WORK / "corpus_multimodal" if smoke else default_dir(corpus)
-        rendered = build_multimodal(corpus, mm_corpus, seed=0, progress=False)
-    _loss = loss_summary(rendered.report).with_columns(pl.col("^recovered.*$").mul(100).round(1))
-    mo.vstack([mo.md(f"**{_loss['files'].sum():,} files** from {rendered.report['blob'].n_unique():,} output "
-                     f"snapshots of {rendered.trajectories} trajectories, in `{mm_corpus}`; the event logs are "
-                     "byte for byte the text setting's."), mo.ui.table(_loss, selection=None)])
-    return mm_corpus, rendered
-
-
-@app.cell
-def _(rendered):
-    shown_files = examples(rendered.report, per_format=3)
-    file_pick = mo.ui.dropdown({f"{r['format']} · {r['trajectory_id']} · {r['title'][:40]}": i
-                                for i, r in enumerate(shown_files.iter_rows(named=True))},
-                               value=None, label="A rendered file")
-    file_pick
-    return file_pick, shown_files
-
-
-@app.cell
-def _(file_pick, mm_corpus, shown_files):
-    _shown = open_rendered(mm_corpus, shown_files.row(file_pick.value or 0, named=True))
-    _ext = _shown.format.rsplit(".", 1)[-1]
-    _preview = (mo.image(_shown.data) if _ext == "png" else mo.audio(_shown.data) if _ext == "mp3"
-                else mo.pdf(io.BytesIO(_shown.data), height="40vh") if _ext == "pdf"
-                else mo.md(f"*{_ext.upper()} file, {len(_shown.data):,} bytes (open it from `{_shown.path}`)*"))
-    mo.vstack([mo.md(f"**{_shown.format}**, {100 * _shown.loss.recovered:.0f}% of the section's words recovered"),
-               _preview, mo.hstack([mo.md(f"**The section (text setting)**\n```\n{_shown.source}\n```"),
-                                    mo.md(f"**What the parser reads**\n```\n{_shown.parsed}\n```")],
-                                   widths="equal")])
-    return
-
-
-@app.cell
-def _(corpus):
-    t4_items, t4_report = build_file_grounding(corpus, seed=0)
-    _by = pl.DataFrame({"source": [i.metadata["source_sub_track"] for i in t4_items]}).group_by("source").len()
-    mo.vstack([mo.md(f"""
-    ### File Grounding: {len(t4_items)} items (the paper: 550 over 640 trajectories)
-
-    The same Track 1-3 questions, kept only where the evidence is in the outputs (production and
-    cross-modal questions, the attributes under them, the language and role of the writing, and
-    whole-profile questions), then answered from the multimodal setting above instead of the text
-    one. {t4_report.drafted:,} drafts, {t4_report.redrawn:,} dropped (evidence not in the outputs or not
-    supporting the key).
-    """), mo.ui.table(_by.sort("len", descending=True), selection=None)])
-    return (t4_items,)
-
-
-@app.cell
-def _():
-    run_t4 = mo.ui.run_button(label="Answer File Grounding in both settings")
-    mo.vstack([mo.md("The paper's Text vs Multimodal comparison: the same File Grounding items answered from the "
-                     "text corpus and from its multimodal setting, by the methods and the items-per-sub-task "
-                     "limit chosen above; the change is paired on the items, personas resampled "
-                     "(`make reproduce` writes the full run to `figures/table03_settings.md`)."), run_t4])
-    return (run_t4,)
-
-
-@app.cell
-def _(autorun, backend_choice, corpus, limit, methods, mm_corpus, run_t4, smoke, t4_items):
-    mo.stop(not (run_t4.value or autorun), mo.md("Press **Answer File Grounding in both settings**."))
-    _root = WORK / "results" if smoke else Path(corpus).resolve().parent / "results" / "notebook"
-    _offline = backend_choice.value == "offline" and not smoke
-    _run = dict(backend=backend_choice.value, limit=limit.value, workers=1 if smoke else 2,
-                executor="process" if _offline else "thread", progress=not smoke)
-    with mo.status.spinner(title=f"File Grounding: {len(methods)} methods, text and multimodal setting ..."):
-        _text = evaluate(t4_items, corpus, methods, out=bv.results_folder(_root / "fg_text", t4_items), **_run)
-        _mm = evaluate(t4_items, mm_corpus, methods, out=bv.results_folder(_root / "fg_multimodal", t4_items),
-                       **_run)
-    _table = paired_table(_text, _mm, SETTING_ROWS, "setting", ["FileGrd", "Proc", "Sem", "Epi"])
-    mo.vstack([mo.md(f"**{_mm.height:,} rows per setting.** FileGrd: accuracy (%) [95% CI]; `multimodal - text`: "
-                     "the paired change. Offline no method reads images natively, so a change is what the parse "
-                     "lost."), mo.md(format_table3(_table))])
-    return
-
-
-@app.cell
-def _(corpus):
-    visual_items = visual_grounding_items(corpus, seed=0)
-    replay_pick = mo.ui.dropdown({i.input_trajectories[0]: n for n, i in enumerate(visual_items)},
-                                 value=visual_items[0].input_trajectories[0], label="Session")
-    mo.vstack([mo.md(f"""
-    ## Track 4's Visual Grounding: a session as a screen recording
-
-    Each of the {len(visual_items)} items shows the **first half** of a session replayed as a file
-    manager (tree, preview, the cursor on the file, the action in the status bar) and asks what the
-    user does next. A memory gets the recording read back by OCR, never the event log; a rubric judge
-    scores the answer against the second half (operations, targets, naming). Its controls on these
-    items, mean score: {visual_controls(visual_items)}.
-    """), replay_pick])
-    return replay_pick, visual_items
-
-
-@app.cell
-def _(replay_pick, store, visual_items):
-    _item = visual_items[replay_pick.value]
-    _steps = gui_steps(store.get(_item.input_trajectories[0]))[:_item.metadata["half"]]
-    _video, _alignment = record_replay(_steps)
-    _read = caption_video(_video)
-    _frames = pl.DataFrame(_alignment).with_columns(
-        pl.Series("captioned (OCR)", [" ".join(c) if c else "(unreadable)" for c in _read]))
-    mo.vstack([mo.hstack([mo.video(_video, width=560), mo.ui.table(_frames.drop("target"), selection=None,
-                                                                    page_size=10)], widths=[3, 2]),
-               mo.md(f"**Question.** {_item.question}\n\n**Reference (the second half).** {_item.correct}")])
     return
 
 
