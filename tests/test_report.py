@@ -52,7 +52,8 @@ def test_every_file_in_figures_comes_from_a_registered_step_as_the_manifest_reco
     for name, art in ARTIFACTS.items():
         kinds = {".csv", ".md", *([".html", ".png"] if art.figure else [])}
         assert kinds <= {Path(f).suffix for f in steps[name]["files"]}, f"{name}: MANIFEST lacks some of {kinds}"
-    on_disk = {p.name for p in figures.iterdir() if p.is_file()} - {"MANIFEST.json", "plotly.min.js"}
+    on_disk = {p.name for p in figures.iterdir() if p.is_file() and not p.name.startswith(".")}  # .: this machine's
+    on_disk -= {"MANIFEST.json", "plotly.min.js"}
     orphans = sorted(on_disk - set(recorded))
     assert not orphans, f"files in figures/ that no registered step wrote: {orphans}"
     assert not set(recorded) - on_disk, f"files a step wrote that are missing: {sorted(set(recorded) - on_disk)}"
