@@ -40,7 +40,7 @@ chromium: $(STAMP) ## make sure a browser for PNG export is there (apt-get insta
 
 # The multimodal setting (`filegram corpus --setting multimodal`) speaks narrations with espeak-ng and reads
 # page images back with tesseract; half the personas write Chinese, so renderers need a CJK font and tesseract
-# its Chinese data, and PDFs a symbol font for the marks the CJK font lacks (filegram_kit/cjk.py): Debian's
+# its Chinese data, and PDFs a symbol font for the marks the CJK font lacks (filegram_kit/util/cjk.py): Debian's
 # packages, installed here when missing.
 MEDIA_TOOLS := espeak-ng:espeak-ng tesseract:tesseract-ocr
 media-tools: ## make sure espeak-ng, tesseract (+ Chinese) and a CJK font are there (apt-get install if not)
@@ -66,8 +66,9 @@ reproduce: setup ## regenerate every paper table and figure into figures/ (skips
 quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (a couple of minutes)
 	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
 
-lint: $(STAMP) ## ruff on the library and tests, marimo check on the notebooks
+lint: $(STAMP) ## ruff on the library and tests, the import layers (pyproject.toml), marimo check on the notebooks
 	$(BIN)/ruff check filegram_kit tests benchmarks examples
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/marimo check notebooks/
 
 # two pytest-xdist workers (the machine's 2 cores), a test module on one worker (its fixtures are built once);

@@ -25,8 +25,8 @@ from markdown_section import write_section  # benchmarks/markdown_section.py (sc
 
 from filegram_kit.bench.audit import audit_per_seed
 from filegram_kit.bench.controls import evaluate_controls
-from filegram_kit.bench.facts import corpus_facts
 from filegram_kit.bench.generate import build_items
+from filegram_kit.bench.ground_truth import corpus_facts
 from filegram_kit.bench.harness import evaluate
 from filegram_kit.bench.score import METHOD_LABELS
 from filegram_kit.report.corpus_source import default_corpus

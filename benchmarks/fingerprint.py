@@ -24,9 +24,9 @@ import numpy as np
 import polars as pl
 
 import filegram_kit as fk
-from filegram_kit import atomic
-from filegram_kit.fingerprint import deviations, extended_features, fingerprint_frame
+from filegram_kit.behaviour.fingerprint import deviations, extended_features, fingerprint_frame
 from filegram_kit.report.corpus_source import default_corpus
+from filegram_kit.util import atomic
 
 # share of each retained event type in a cleaned corpus (paper Table 5 proportions, rounded)
 MIX = {"file_read": 0.227, "file_browse": 0.082, "file_search": 0.015, "file_write": 0.151, "file_edit": 0.053,

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 import filegram_kit as fk
-from filegram_kit import atomic
 from filegram_kit.llm import get_backend
 from filegram_kit.memory import get_memory
 from filegram_kit.report.corpus_source import default_corpus
 from filegram_kit.report.memory_tables import PROBES
+from filegram_kit.util import atomic
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ Measured here on --sample sampled personas (seed 0) x the 32 tasks:
   item input set, so ingest grows with the items too), no response cache (an upper bound).
 Scaled to --personas x 32 tasks, with items per persona as the paper's (4,653 items / 20 personas).
 Wall clock: calls / (workers x 60 / seconds-per-call), but never faster than the --rpm limit that every
-worker shares (FILEGRAM_RPM, llm/ratelimit.py); seconds-per-call is an assumption, not a measurement
+worker shares (FILEGRAM_RPM, util/ratelimit.py); seconds-per-call is an assumption, not a measurement
 (no network here). Writes the "Paper-scale plan" section of BENCHMARKS.md and prints it.
 """
 
@@ -29,7 +29,7 @@ PAPER_ITEMS_PER_PERSONA = 4653 / 20
 
 def _generate_bill(target: str, personas: list) -> tuple[dict, int]:
     from filegram_kit.engine.corpus import dry_run_corpus
-    from filegram_kit.tasks import load_tasks
+    from filegram_kit.traces.tasks import load_tasks
 
     backend = dry_run_corpus(backend=target, profiles=personas, tasks=list(load_tasks()), progress=True)
     return backend.usage.counts.get("generate", {}), len(personas) * len(load_tasks())
@@ -75,8 +75,8 @@ def main() -> None:
     import polars as pl
 
     from filegram_kit.llm.config import price_for
-    from filegram_kit.profiles import sample_profiles
     from filegram_kit.report import to_markdown
+    from filegram_kit.traces.profiles import sample_profiles
 
     personas = sample_profiles(args.sample, seed=0)
     methods = [m for m in args.methods.split(",") if m]

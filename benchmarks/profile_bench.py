@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Where Table 3's time goes (profile)"
 PHASES = {("bench/harness.py", "_ingest"): "ingest (every memory)",
           ("bench/harness.py", "answer_item"): "answer (retrieve + shared reader)",
-          ("llm/algorithms/reader.py", "option_evidence"): "reader: option evidence",
-          ("llm/algorithms/reader.py", "_indexed"): "reader: indexing a context (sentences, BM25, embeddings)",
+          ("llm/algorithms/lexical_reader.py", "option_evidence"): "reader: option evidence",
+          ("llm/algorithms/lexical_reader.py", "_indexed"): "reader: indexing a context (sentences, BM25, embeddings)",
           ("llm/algorithms/compare.py", "comparison_evidence"): "reader: comparison reading (naming options)"}
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from filegram_kit import atomic
 from filegram_kit.record import Observation, import_shell_history, write_sessions
 from filegram_kit.record.journal import Journal
+from filegram_kit.util import atomic
 
 T0 = 1_790_000_000_000.0
 

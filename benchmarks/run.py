@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 import filegram_kit as fk
-from filegram_kit import atomic
 from filegram_kit.engine import build_corpus, count_events, metadata_share
 from filegram_kit.store import update_store
-from filegram_kit.tasks import load_tasks
+from filegram_kit.traces.tasks import load_tasks
+from filegram_kit.util import atomic
 from filegram_kit.workspace import ensure_template
 
 

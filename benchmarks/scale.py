@@ -43,7 +43,7 @@ JSON_UP_TO = 100  # the JSON-path stages only up to this many personas (they are
 def stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> dict:
     if name == "generate":
         from filegram_kit.engine import build_corpus
-        from filegram_kit.profiles import sample_profiles
+        from filegram_kit.traces.profiles import sample_profiles
 
         personas = sample_profiles(n, seed=0)
         start = time.perf_counter()
@@ -61,7 +61,7 @@ def stage(name: str, corpus: Path, n: int, workers: int, answers: int) -> dict:
         return {"seconds": seconds, "raw_events": report.raw_events, "rate": report.raw_events / seconds,
                 "problems": report.problems}
     if name in ("load", "load_json"):
-        from filegram_kit.traces import load_trajectories
+        from filegram_kit.traces.load import load_trajectories
 
         start = time.perf_counter()
         trajs = load_trajectories(corpus, progress=False, store=name == "load")
@@ -91,9 +91,9 @@ def _items_file(corpus: Path) -> Path:
 
 
 def _fingerprint(corpus: Path, store: bool) -> dict:
-    from filegram_kit.cleaning import clean
-    from filegram_kit.fingerprint import fingerprints
-    from filegram_kit.traces import load_trajectories
+    from filegram_kit.behaviour.fingerprint import fingerprints
+    from filegram_kit.traces.cleaning import clean
+    from filegram_kit.traces.load import load_trajectories
 
     start = time.perf_counter()
     fp = fingerprints(corpus) if store else fingerprints(clean(load_trajectories(corpus, store=False,
@@ -111,10 +111,10 @@ def _behavioural_events(corpus: Path) -> int:
 
 
 def _ingest_persona(corpus: str, persona: str) -> int:
-    from filegram_kit.cleaning import clean
     from filegram_kit.llm import get_backend
     from filegram_kit.memory import get_memory
-    from filegram_kit.traces import load_trajectories
+    from filegram_kit.traces.cleaning import clean
+    from filegram_kit.traces.load import load_trajectories
 
     trajs = clean(load_trajectories(corpus, profiles=[persona], progress=False)).trajectories
     memory = get_memory("filegramos").ingest(trajs, backend=get_backend("offline"))
@@ -122,8 +122,8 @@ def _ingest_persona(corpus: str, persona: str) -> int:
 
 
 def _ingest(corpus: Path, workers: int) -> dict:
-    from filegram_kit.executors import get_executor
     from filegram_kit.store import EventStore
+    from filegram_kit.util.executors import get_executor
 
     personas = sorted(set(EventStore.open(corpus).index["profile_id"]))
     start = time.perf_counter()

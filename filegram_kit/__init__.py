@@ -9,9 +9,10 @@ Start here:
     fingerprints(trajs)                   the 17-D procedural fingerprint per trajectory (paper Table 6)
 """
 
-from .fingerprint import fingerprints
-from .profiles import get_profile, load_profiles, perturbation_schedule, sample_profiles
-from .schema import (
+from .behaviour.fingerprint import fingerprints
+from .traces.load import TraceError, clean, events_frame, load_trajectories, read_trajectory, save_trajectories
+from .traces.profiles import get_profile, load_profiles, perturbation_schedule, sample_profiles
+from .traces.schema import (
     ATTRIBUTES,
     DIMENSIONS,
     EVENT_TYPES,
@@ -23,8 +24,7 @@ from .schema import (
     Tier,
     Trajectory,
 )
-from .tasks import get_task, load_tasks
-from .traces import TraceError, clean, events_frame, load_trajectories, read_trajectory, save_trajectories
+from .traces.tasks import get_task, load_tasks
 
 __version__ = "0.1.0"
 

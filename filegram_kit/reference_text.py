@@ -22,7 +22,7 @@ def reference_corpus() -> tuple[str, ...]:
     were measured to give noisier co-occurrence (paraphrase pairs less separated). The Chinese
     prompts are the only Chinese text, so they are split into clauses: 32 whole prompts gave one
     "Chinese" direction in which every Chinese text looked alike."""
-    from .tasks import load_tasks
+    from .traces.tasks import load_tasks
     from .workspace import plan_workspace
 
     texts: list[str] = []

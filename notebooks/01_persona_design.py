@@ -8,9 +8,9 @@ with app.setup:
     import polars as pl
 
     import filegram_kit as fk
-    from filegram_kit import persona_space as ps
+    from filegram_kit.behaviour import persona_space as ps
     from filegram_kit.notebook_args import serve_jupyter_kernel
-    from filegram_kit.profiles import design_pairs
+    from filegram_kit.traces.profiles import design_pairs
     from filegram_kit.report import tables
     from filegram_kit.report.figures import distance_heatmap, profile_heatmap
 

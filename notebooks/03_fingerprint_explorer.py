@@ -12,14 +12,14 @@ with app.setup:
     import polars as pl
 
     import filegram_kit as fk
-    from filegram_kit.drift import drift
+    from filegram_kit.behaviour.drift import drift
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small
-    from filegram_kit.fingerprint import FEATURE_DEFINITIONS
+    from filegram_kit.behaviour.fingerprint import FEATURE_DEFINITIONS
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import fingerprint_views as fv
     from filegram_kit.report.tables import corpus_tiers, fingerprint_table
-    from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS
+    from filegram_kit.traces.schema import DIMENSION_CODES, DIMENSIONS
 
     # smoke mode: 4 contrasting personas x 8 tasks (5 of them perturbation candidates), built in a few seconds
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
@@ -87,7 +87,7 @@ def _(corpus, trajs):
 @app.cell
 def _(fp):
     mo.vstack([mo.md("## The 17-D fingerprint\nOne row per session, the features in Table 6 order "
-                     "(`filegram_kit.fingerprint.fingerprints`)."),
+                     "(`filegram_kit.behaviour.fingerprint.fingerprints`)."),
                mo.ui.table(fp, selection=None, page_size=10)])
     return
 

@@ -18,7 +18,7 @@ with app.setup:
     from filegram_kit.memory import get_memory
     from filegram_kit.memory.filegramos import Knobs, target_dimensions
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
-    from filegram_kit.schema import DIMENSIONS
+    from filegram_kit.traces.schema import DIMENSIONS
 
     PROFILES = fk.load_profiles()  # ground truth: only for the comparison column, never given to the memory
     BACKEND = get_backend("offline")
@@ -231,7 +231,7 @@ def _(context, memory, stored_tokens, targets):
               f"**This context: {context.tokens:,} tokens**, quoting {len(context.sources)} source events. "
               f"**Stored memory: {stored_tokens:,} tokens** for {len(memory.engrams_)} sessions "
               f"(paper Table 3: ~109.7K stored tokens per profile of 32 sessions, ~4.3K per query). Our counts are "
-              "estimates (`filegram_kit.tokens.estimate_tokens`: about 4 characters per token, 1 per CJK character)."),
+              "estimates (`filegram_kit.util.tokens.estimate_tokens`: about 4 characters per token, 1 per CJK character)."),
         mo.ui.tabs({name: mo.plain_text(body) for name, body in context.blocks.items()})
         if context.blocks else mo.md("_No channel selected: the context is empty._"),
     ])

@@ -12,14 +12,14 @@ with app.setup:
 
     from filegram_kit.bench.audit import audit_items
     from filegram_kit.bench.controls import evaluate_controls
-    from filegram_kit.bench.facts import corpus_facts
+    from filegram_kit.bench.ground_truth import corpus_facts
     from filegram_kit.bench.generate import build_items
     from filegram_kit.bench.harness import evaluate, load_results, select
     from filegram_kit.bench.inputs import TrajectoryStore
     from filegram_kit.bench.items import paper_comparison, summary
     from filegram_kit.bench.schema import TRACKS
-    from filegram_kit.bench.readout import format_readout, pack_differences, reader_limits, readout, split_controls
-    from filegram_kit.bench.stats import ci_table
+    from filegram_kit.bench.analysis import format_readout, pack_differences, reader_limits, readout, split_controls
+    from filegram_kit.bench.bootstrap import ci_table
     from filegram_kit.bench.score import PAPER_TABLE3, costs, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
@@ -82,8 +82,8 @@ def _(backend_choice):
 
 @app.cell
 def _():
-    method_pick = mo.ui.multiselect(options={bv.METHOD_LABELS.get(m, m): m for m in bv.registered_methods()},
-                                    value=[bv.METHOD_LABELS.get(m, m) for m in METHODS], label="Methods")
+    _options, _default = bv.method_choices()
+    method_pick = mo.ui.multiselect(options=_options, value=_default, label="Methods")
     mo.vstack([mo.md("Every registered memory can be picked (Table 3's 13 by default; a method registered with "
                      "`register_memory` appears here too). Fewer methods answer faster."), method_pick])
     return (method_pick,)

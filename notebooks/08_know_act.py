@@ -11,9 +11,15 @@ with app.setup:
     import polars as pl
 
     from filegram_kit import knowact
-    from filegram_kit.bench.facts import corpus_facts
+    from filegram_kit.bench.ground_truth import corpus_facts
     from filegram_kit.knowact.case import persona_split
-    from filegram_kit.knowact.report import instrument_table, rate_cells
+    from filegram_kit.report.knowact_views import (
+        instrument_table,
+        pick_worked_case,
+        rate_cells,
+        summary_table,
+        worked_case,
+    )
     from filegram_kit.knowact.run import VERSION
     from filegram_kit.memory.base import MEMORIES
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
@@ -128,7 +134,7 @@ def _(cases):
                      "`KP-AP / KP` is Utilization's count; `KP-AF` the known-but-not-acted cases and the share "
                      "of each failure category. `Know free-form`: the memory describes the habit in its own "
                      "words (no options, so its floor is near 0, not 1/3), judged by the value judge."),
-               mo.ui.table(knowact.summary_table(cases), selection=None)])
+               mo.ui.table(summary_table(cases), selection=None)])
     return
 
 
@@ -170,8 +176,8 @@ def _(cases):
 
 @app.cell
 def _(cases, out):
-    case = knowact.pick_worked_case(cases)
-    _shown = knowact.worked_case(case, out)
+    case = pick_worked_case(cases)
+    _shown = worked_case(case, out)
     mo.vstack([
         mo.md(f"## One worked case: `{case['method']}` / `{case['persona']}` / dimension {case['dimension']} on "
               f"{case['act_tasks']} (the first run of {case['act_task']} shown)\nTrue tier **{case['true_tier']}**, "

@@ -18,9 +18,9 @@ with app.setup:
         Recording,
         import_shell_history,
         observations_frame,
-        persona_neighbours,
         write_sessions,
     )
+    from filegram_kit.memory.filegramos.neighbours import persona_neighbours
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.record.demo import demo_session, seed_folder
     from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
@@ -234,7 +234,7 @@ def _():
     The PU data (8 Purdue users' command streams, shipped in `filegram_kit/data/pu/`) has command names only:
     `filegram import commands USER3 --user user3 --block 100` keeps every command as a tool call, and the
     file commands as their actions. The 17-D fingerprint then sees counts of file actions; the habit model
-    (`filegram_kit.habit`) sees which command follows which. Identification: each user's first 1,500 commands
+    (`filegram_kit.behaviour.habit`) sees which command follows which. Identification: each user's first 1,500 commands
     train, every later block of 100 is attributed; masquerade: other users' blocks spliced in. `_lo`/`_hi` are
     95% intervals drawing users (few users: wide); `shuffled_identification` trains with the users' names
     permuted and should sit at chance. The full table (all 8 users) is `pu_masquerade` in `figures/`
@@ -252,8 +252,8 @@ def _():
 
 @app.cell
 def _(pu_users):
-    from filegram_kit.masquerade import pu_table, stream_blocks
-    from filegram_kit.pu import pu_trajectories
+    from filegram_kit.behaviour.masquerade import pu_table, stream_blocks
+    from filegram_kit.behaviour.pu import pu_trajectories
 
     pu_blocks = stream_blocks(dict(list(pu_trajectories(100).items())[:pu_users.value]))
     pu_result = pu_table(pu_blocks, train=1500, test=500)
@@ -279,7 +279,7 @@ def _():
 
     Above, each intruder block is spliced in alone. A real intruder often stays: here each other user's first
     1-N blocks after command 1,500 go into the target's later stream as one run, at a seeded random place
-    (`filegram_kit.intruder_runs`). Two ways to score a block:
+    (`filegram_kit.behaviour.intruder_runs`). Two ways to score a block:
 
     - **others**: against every other block of the target's stream, the intruder's run included (what
       `drift(..., detector="habit")` does on a finished history): the run's blocks vouch for each other;
@@ -302,7 +302,7 @@ def _():
 
 @app.cell
 def _(longest_run, pu_blocks):
-    from filegram_kit.intruder_runs import intruder_streams, runs_table
+    from filegram_kit.behaviour.intruder_runs import intruder_streams, runs_table
     from filegram_kit.report.intruder_views import stream_figure
 
     runs_result = runs_table(pu_blocks, train=1500, seed=0, run_lengths=(1, longest_run.value))

@@ -18,7 +18,7 @@ with app.setup:
     from filegram_kit.bench.visual_grounding import controls as visual_controls
     from filegram_kit.bench.visual_grounding import visual_grounding_items
     from filegram_kit.multimodal import build_multimodal, default_dir, examples, loss_summary, open_rendered
-    from filegram_kit.multimodal.replay import caption_video, gui_steps, record_replay
+    from filegram_kit.multimodal.screen_replay import caption_video, gui_steps, record_replay
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_tables import SETTING_ROWS, paired_table
@@ -51,8 +51,8 @@ def _():
     autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     backend_choice = mo.ui.dropdown(options=bv.available_backends(), value="offline",
                                     label="Backend (reader and memories)")
-    method_pick = mo.ui.multiselect(options={bv.METHOD_LABELS.get(m, m): m for m in bv.registered_methods()},
-                                    value=[bv.METHOD_LABELS.get(m, m) for m in bv.METHODS], label="Methods")
+    _options, _default = bv.method_choices()
+    method_pick = mo.ui.multiselect(options=_options, value=_default, label="Methods")
     limit = mo.ui.slider(steps=[1, 2, 5, 10, 20, 50, 100, 200, 550], value=2 if smoke else 10, show_value=True,
                          label="File Grounding items per source sub-task")
     mo.vstack([backend_choice, method_pick, limit])
@@ -88,7 +88,7 @@ def _():
     the share of each section's words the parse gives back, tables whose grid was flattened, images
     without text and narrations nobody transcribed, with English words and Chinese characters counted
     apart (`recovered_en`, `recovered_zh`). Chinese is drawn with a CJK font and OCR reads English and
-    Chinese (`filegram_kit/cjk.py`), so the two should be lost at about the same rate.
+    Chinese (`filegram_kit/util/cjk.py`), so the two should be lost at about the same rate.
     """), render_now])
     return (render_now,)
 

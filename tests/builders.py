@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from filegram_kit.media import MediaStore
-from filegram_kit.schema import Event, Trajectory
+from filegram_kit.traces.media import MediaStore
+from filegram_kit.traces.schema import Event, Trajectory
 
 
 def read(path="notes/a.md", view=1):

@@ -11,7 +11,7 @@ import pytest
 from filegram_kit.bench import ablation
 from filegram_kit.bench.generate import build_items
 from filegram_kit.bench.harness import evaluate, input_set
-from filegram_kit.bench.score import _points, table3
+from filegram_kit.bench.score import row_points, table3
 from filegram_kit.llm import get_backend
 from filegram_kit.memory import get_memory
 from filegram_kit.memory.filegramos import FileGramOS
@@ -57,7 +57,7 @@ def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(tiny, i
 
 
 def test_adopt_refuses_another_ingest_setting(tiny):
-    from filegram_kit.traces import load_trajectories
+    from filegram_kit.traces.load import load_trajectories
 
     trajs = [t for t in load_trajectories(tiny, progress=False) if t.profile_id.startswith("p1")]
     backend = get_backend("offline")
@@ -119,7 +119,7 @@ def test_digest_recomputes_the_scores(tiny, items, tmp_path):
     assert digest["items"].sum() == rows.height
     for v in variants:
         part = digest.filter(pl.col("variant") == v.label)
-        points = _points(rows.filter(pl.col("params_hash") == v.params_hash))["points"]
+        points = row_points(rows.filter(pl.col("params_hash") == v.params_hash))["points"]
         assert part["points"].sum() == pytest.approx(points.sum())
     table = ablation.sensitivity_table(rows, variants, n_boot=100)
     assert table["read against"].to_list() == ["(reference)", variants[0].label, variants[1].label]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
-from filegram_kit import atomic
+from filegram_kit.util import atomic
 
 
 def test_atomic_files_get_umask_permissions_not_mkstemps_0600(tmp_path):

@@ -8,13 +8,13 @@ import re
 import numpy as np
 import pytest
 
-from filegram_kit.cleaning import clean
 from filegram_kit.llm import get_backend
 from filegram_kit.memory import GroundTruthError, get_memory
 from filegram_kit.memory.context import FullContext, NoContext
 from filegram_kit.memory.rag import NaiveRAG, parse_chunking
 from filegram_kit.memory.serialize import event_lines, serialize, serialize_trajectory
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.cleaning import clean
+from filegram_kit.traces.load import load_trajectories
 from tests.builders import browse, delete, edit, make, mkdir, move, read, search, write
 
 PROFILE = "p1_methodical"

@@ -12,7 +12,7 @@ from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms.memory_ops import decide_updates
 from filegram_kit.llm.base import Computed
 from filegram_kit.llm.memory_tasks import MEMORY_TASKS, RECORDS
-from filegram_kit.llm.prompting import Completion, PromptBackend, _decode, _prompt_fields
+from filegram_kit.llm.prompting import Completion, PromptBackend, _decode, template_fields
 from filegram_kit.llm.tasks import TASKS
 from filegram_kit.memory import get_memory
 from filegram_kit.memory.base import MEMORIES
@@ -319,7 +319,7 @@ class Echo(PromptBackend):
         done = self.offline._compute(task, inputs, params)
         if task not in MEMORY_TASKS:  # embeddings, episode narratives: answered as offline
             return done
-        assert TASKS[task].render(**_prompt_fields(task, inputs, params))
+        assert TASKS[task].render(**template_fields(task, inputs, params))
         self.rendered += 1
         key = RECORDS[task][0] if task in RECORDS else self.WRAP.get(task)
         reply = done.value if isinstance(done.value, str) else json.dumps({key: done.value} if key else done.value)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from filegram_kit.bench.analysis import format_readout, readout, split_controls
 from filegram_kit.bench.controls import control_rows, truth_context
 from filegram_kit.bench.generate import items_from_facts
-from filegram_kit.bench.readout import format_readout, readout, split_controls
 from filegram_kit.bench.results import RESULT_SCHEMA
 from filegram_kit.bench.score import table3
 from filegram_kit.bench.simulate import simulated_facts

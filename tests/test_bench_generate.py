@@ -19,7 +19,7 @@ from filegram_kit.bench.observer import observe
 from filegram_kit.bench.reasoning import PARTNERS, persona_pairs
 from filegram_kit.bench.simulate import simulated_facts
 from filegram_kit.bench.templates import BEHAVIOUR
-from filegram_kit.profiles import PERTURBATION_CANDIDATES
+from filegram_kit.traces.profiles import PERTURBATION_CANDIDATES
 
 
 @pytest.fixture(scope="module")

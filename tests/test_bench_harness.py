@@ -178,7 +178,7 @@ def test_other_items_in_the_same_folder_are_refused(fakes, corpus, items, tmp_pa
 def test_a_second_run_into_a_folder_being_written_refuses(fakes, corpus, items, tmp_path):
     """Two runs appending to one results.jsonl would interleave their rows: the second is refused by name (the
     lock goes with its holder, so a killed run leaves nothing stale: the same folder is usable at once)."""
-    from filegram_kit.locks import Locked, exclusive
+    from filegram_kit.util.locks import Locked, exclusive
 
     out = tmp_path / "run"
     with exclusive(out / ".lock"), pytest.raises(Locked, match=f"results folder {out} is in use by another process"):
@@ -409,7 +409,7 @@ def test_settings_table_pairs_file_grounding_in_the_text_and_the_multimodal_sett
 
 
 def test_pack_differences_are_zero_for_identical_runs_and_find_a_planted_change():
-    from filegram_kit.bench.readout import pack_differences
+    from filegram_kit.bench.analysis import pack_differences
 
     rng = np.random.default_rng(0)
     a = pl.DataFrame({"method": "m", "params_hash": "h", "backend": "offline", "model": "x",
@@ -492,7 +492,7 @@ def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_i
 
 
 def test_process_batches_are_one_per_persona_the_largest_first():
-    from filegram_kit.bench.harness import Group, resolve_methods
+    from filegram_kit.bench.groups import Group, resolve_methods
     from filegram_kit.bench.parallel import batches
 
     method = resolve_methods(["no_context"])[0]

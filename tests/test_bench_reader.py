@@ -11,7 +11,7 @@ from filegram_kit.bench.inputs import TrajectoryStore, anonymise, interleave, ma
 from filegram_kit.bench.reader import answer, likert_to_100
 from filegram_kit.llm import get_backend
 from filegram_kit.memory import Context
-from filegram_kit.traces import save_trajectories
+from filegram_kit.traces.load import save_trajectories
 from tests.builders import make, read, write
 
 BACKEND = get_backend("offline")
@@ -133,7 +133,7 @@ def test_inputs_are_anonymous_and_a_pair_arrives_as_two_labelled_sessions_starti
 
 
 def test_sessions_named_by_the_options_reach_the_memory_under_those_labels_in_item_order(tmp_path):
-    from filegram_kit.bench.harness import input_set, trajectory_ids
+    from filegram_kit.bench.groups import input_set, trajectory_ids
 
     a = make(tmp_path / "m", "p1_methodical_T-05", [read("a.md")])
     b = make(tmp_path / "m", "p3_efficient_executor_T-07", [read("c.md")])

@@ -1,4 +1,4 @@
-"""Persona-clustered bootstrap CIs and paired differences (bench/stats.py), on synthetic result frames."""
+"""Persona-clustered bootstrap CIs and paired differences (bench/bootstrap.py), on synthetic result frames."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.bench.results import RESULT_SCHEMA
-from filegram_kit.bench.score import CHANNEL_COLUMNS, SUB_TASKS, format_table3, table3
-from filegram_kit.bench.stats import (
+from filegram_kit.bench.bootstrap import (
     STAT_COLUMNS,
     bootstrap_scores,
     ci_table,
@@ -16,6 +14,8 @@ from filegram_kit.bench.stats import (
     format_diff,
     paired_differences,
 )
+from filegram_kit.bench.results import RESULT_SCHEMA
+from filegram_kit.bench.score import CHANNEL_COLUMNS, SUB_TASKS, format_table3, table3
 
 SCHEMA = {**RESULT_SCHEMA, "item_seed": pl.Int64, "profile_id": pl.String}
 

@@ -10,7 +10,7 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from filegram_kit import cjk
+from filegram_kit.util import cjk
 
 TEXT = "季度报告：收入增长了百分之十二"  # a Chinese persona's kind of sentence
 
@@ -113,7 +113,7 @@ def test_a_pdf_embeds_the_small_subset_unless_a_character_needs_the_full_font_or
 
 
 def test_a_document_beyond_latin1_keeps_its_bullets_dashes_and_chinese():
-    from filegram_kit.documents import text_of_bytes
+    from filegram_kit.traces.documents import text_of_bytes
     from filegram_kit.workspace.content import InputFile
     from filegram_kit.workspace.formats import render
 

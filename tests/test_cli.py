@@ -3,7 +3,7 @@ import json
 import polars as pl
 
 from filegram_kit.cli import main
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 from .conftest import BEHAVIORAL_IN_FIXTURE
 
@@ -53,7 +53,8 @@ def test_missing_path_is_a_clear_error(tmp_path, capsys):
 def test_reproduce_workers_reach_the_bench_settings_and_default_to_the_machine(monkeypatch, tmp_path, capsys):
     import pytest
 
-    from filegram_kit import cli, report
+    from filegram_kit import report
+    from filegram_kit.cli import commands as cli
 
     seen = []
     monkeypatch.setattr(report, "reproduce", lambda out, **kw: seen.append(kw["settings"]) or [])
@@ -68,7 +69,7 @@ def test_reproduce_workers_reach_the_bench_settings_and_default_to_the_machine(m
 
 
 def test_machine_workers_stay_within_cores_and_memory(monkeypatch):
-    from filegram_kit import cli
+    from filegram_kit.cli import commands as cli
 
     monkeypatch.setattr(cli.os, "cpu_count", lambda: 64)
     monkeypatch.setattr(cli.os, "sysconf", lambda name: 4096 if name == "SC_PAGE_SIZE" else 8 * 2**30 // 4096)

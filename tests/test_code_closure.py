@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from filegram_kit import code_closure
 from filegram_kit.bench import manifest
 from filegram_kit.report import ARTIFACTS, provenance
+from filegram_kit.util import code_closure
 
 
 def _toy(tmp_path: Path, files: dict[str, str], monkeypatch) -> Path:

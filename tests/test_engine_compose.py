@@ -87,7 +87,7 @@ def test_names_follow_the_naming_tier(pack_name):
     from filegram_kit.engine.naming import file_name
     from filegram_kit.engine.recorder import SimClock
     from filegram_kit.engine.style_packs import get_pack
-    from filegram_kit.schema import Tier
+    from filegram_kit.traces.schema import Tier
 
     pack = get_pack(pack_name)
     noted = set()

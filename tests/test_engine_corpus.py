@@ -14,10 +14,10 @@ from PIL import Image
 from filegram_kit.engine import CorpusError, build_corpus, count_events, generate_trajectory, table5
 from filegram_kit.engine.charts import bar_chart_png
 from filegram_kit.engine.policy import NEUTRAL, make_policy
-from filegram_kit.profiles import Perturbation, get_profile, load_profiles, perturbation_schedule
-from filegram_kit.schema import RETAINED_EVENT_TYPES, Tier
-from filegram_kit.tasks import get_task
-from filegram_kit.traces import clean, load_trajectories
+from filegram_kit.traces.load import clean, load_trajectories
+from filegram_kit.traces.profiles import Perturbation, get_profile, load_profiles, perturbation_schedule
+from filegram_kit.traces.schema import RETAINED_EVENT_TYPES, Tier
+from filegram_kit.traces.tasks import get_task
 
 PROFILES, TASKS = ["p1", "p3"], ["T-03", "T-09", "T-12"]
 
@@ -289,7 +289,7 @@ def test_cli_corpus_errors_are_one_clear_line(tmp_path, capsys):
 
 def test_cli_builds_a_corpus_of_sampled_personas(tmp_path):
     from filegram_kit.cli import main
-    from filegram_kit.profiles import sample_profiles
+    from filegram_kit.traces.profiles import sample_profiles
 
     assert main(["corpus", "--out", str(tmp_path), "--sample", "2", "--seed", "4", "--tasks", "T-09"]) == 0
     assert sorted(load_profiles(tmp_path / "profiles.json")) == sorted(p.id for p in sample_profiles(2, seed=4))

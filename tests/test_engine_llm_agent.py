@@ -8,10 +8,10 @@ from filegram_kit.engine import build_corpus, generate_trajectory
 from filegram_kit.engine.llm_agent import persona_prompt
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.base import Backend, Computed
-from filegram_kit.profiles import Perturbation, get_profile
-from filegram_kit.schema import Tier
-from filegram_kit.tasks import get_task
-from filegram_kit.traces import clean, load_trajectories, read_trajectory
+from filegram_kit.traces.load import clean, load_trajectories, read_trajectory
+from filegram_kit.traces.profiles import Perturbation, get_profile
+from filegram_kit.traces.schema import Tier
+from filegram_kit.traces.tasks import get_task
 
 
 class Scripted(Backend):
@@ -92,7 +92,7 @@ def test_a_long_conversation_is_compacted_without_orphan_tool_answers(tmp_path):
     from filegram_kit.engine.llm_agent import KEEP_MESSAGES, LLMAgent
     from filegram_kit.engine.recorder import Recorder, SimClock
     from filegram_kit.engine.tools import ToolBox
-    from filegram_kit.media import MediaStore
+    from filegram_kit.traces.media import MediaStore
 
     (tmp_path / "box").mkdir()
     (tmp_path / "box" / "a.md").write_text("alpha " * 400)

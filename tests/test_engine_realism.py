@@ -7,7 +7,7 @@ import math
 import polars as pl
 
 from filegram_kit.engine.realism import INDICATORS, auc, separability
-from filegram_kit.profiles import load_profiles
+from filegram_kit.traces.profiles import load_profiles
 
 
 def test_auc_counts_wins_and_half_ties():

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from filegram_kit.documents import read_text
 from filegram_kit.engine import CorpusError, build_corpus, generate_trajectory
 from filegram_kit.engine.style_packs import PACK_A, PACK_B, PACKS, StylePack, get_pack
-from filegram_kit.profiles import get_profile
-from filegram_kit.tasks import get_task
+from filegram_kit.traces.documents import read_text
+from filegram_kit.traces.profiles import get_profile
+from filegram_kit.traces.tasks import get_task
 from filegram_kit.workspace import ensure_template
 
 # small runs covering en/zh, formal/casual tone, every naming tier and the task types that write, organize

@@ -9,8 +9,8 @@ import pytest
 
 from filegram_kit.engine.recorder import CROSS_REFERENCE_WINDOW_MS, Recorder, SimClock, naming_pattern_change
 from filegram_kit.engine.tools import ToolBox
-from filegram_kit.media import MediaStore, content_hash
-from filegram_kit.validation import parse_event
+from filegram_kit.traces.media import MediaStore, content_hash
+from filegram_kit.traces.validation import parse_event
 
 NOTE_A = "# Alpha\n\nline one\nline two\nline three\n"
 NOTE_B = "# Beta\n\nrevenue: 12\nmargin: 4\n"

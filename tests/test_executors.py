@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from filegram_kit.executors import EXECUTORS, ExecutorError, RayExecutor, get_executor
-from filegram_kit.llm import ratelimit
-from filegram_kit.llm.ratelimit import FileLimiter, shared_limiter
 from filegram_kit.llm.retry import call_with_retries
+from filegram_kit.util import ratelimit
+from filegram_kit.util.executors import EXECUTORS, ExecutorError, RayExecutor, get_executor
+from filegram_kit.util.ratelimit import FileLimiter, shared_limiter
 
 
 def _square(x: int) -> int:
@@ -65,10 +65,10 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("pool", ["executor", "initializer"])
 def test_pool_workers_exit_when_their_parent_is_killed(pool):
     """kill -9 of a run must not leave its workers computing (they used to finish their units unwatched)."""
-    start = {"executor": "from filegram_kit.executors import get_executor\n"
+    start = {"executor": "from filegram_kit.util.executors import get_executor\n"
                          "list(get_executor('process', workers=2).imap(time.sleep, [(300,), (300,)]))",
              "initializer": "import multiprocessing as mp\nfrom concurrent.futures import ProcessPoolExecutor\n"
-                      "from filegram_kit.executors import watch_parent\n"
+                      "from filegram_kit.util.executors import watch_parent\n"
                       "pool = ProcessPoolExecutor(2, mp_context=mp.get_context('spawn'), initializer=watch_parent)\n"
                       "[f.result() for f in [pool.submit(time.sleep, 300) for _ in range(2)]]"}[pool]
     parent = subprocess.Popen([sys.executable, "-c", f"import time\n{start}"], cwd=Path(__file__).parent.parent)

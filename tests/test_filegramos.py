@@ -8,9 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.drift import drift_frame
-from filegram_kit.fingerprint import FEATURES
-from filegram_kit.frames import events_frame
+from filegram_kit.behaviour.drift import drift_frame
+from filegram_kit.behaviour.fingerprint import FEATURES
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms.narrate import narrate, parse_line
 from filegram_kit.llm.tasks import ParseError, parse_narrative
@@ -24,6 +23,7 @@ from filegram_kit.memory.filegramos.calibration import (
 )
 from filegram_kit.memory.filegramos.episodes import episodes, normalise_spans
 from filegram_kit.memory.filegramos.semantic import chunk_text, naming_conventions
+from filegram_kit.traces.frames import events_frame
 from tests.builders import browse, delete, edit, make, mkdir, read, search, write
 
 BACKEND = get_backend("offline")
@@ -165,7 +165,7 @@ def test_calibration_refuses_users_without_tiers_or_a_missing_tier():
 
 def test_packaged_calibration_matches_the_engine_and_never_saw_the_paper_personas():
     from filegram_kit.engine.corpus import engine_fingerprint
-    from filegram_kit.profiles import load_profiles, sample_profiles
+    from filegram_kit.traces.profiles import load_profiles, sample_profiles
 
     calibration = load_calibration()
     assert calibration.meta["engine"] == engine_fingerprint()[:16], "engine changed: run `filegram calibrate`"
@@ -272,7 +272,7 @@ def test_same_input_same_memory(tmp_path):
 
 def test_cli_drift_and_calibrate(tmp_path, capsys):
     from filegram_kit.cli import main
-    from filegram_kit.traces import save_trajectories
+    from filegram_kit.traces.load import save_trajectories
 
     trajs = [session(tmp_path, f"T-0{i}") for i in range(1, 5)]
     save_trajectories(trajs, tmp_path / "corpus", progress=False)

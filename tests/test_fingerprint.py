@@ -13,8 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from filegram_kit.cli import main
-from filegram_kit.fingerprint import (
+from filegram_kit.behaviour.fingerprint import (
     FEATURE_DEFINITIONS,
     FEATURE_DIMENSION,
     FEATURES,
@@ -24,8 +23,9 @@ from filegram_kit.fingerprint import (
     fingerprints,
     zscores,
 )
-from filegram_kit.frames import events_frame
-from filegram_kit.traces import load_trajectories, save_trajectories
+from filegram_kit.cli import main
+from filegram_kit.traces.frames import events_frame
+from filegram_kit.traces.load import load_trajectories, save_trajectories
 from tests.builders import browse, delete, edit, make, mkdir, move, read, search, write  # noqa: F401
 
 

@@ -5,10 +5,10 @@ import polars as pl
 import pytest
 
 import filegram_kit as fk
-from filegram_kit.fingerprint import FEATURES
-from filegram_kit.profiles import Perturbation
+from filegram_kit.behaviour.fingerprint import FEATURES
 from filegram_kit.report import fingerprint_views as fv
-from filegram_kit.schema import Tier
+from filegram_kit.traces.profiles import Perturbation
+from filegram_kit.traces.schema import Tier
 
 PROFILES = fk.load_profiles()
 A, B = "p1_methodical", "p3_efficient_executor"

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from filegram_kit.bench.items import ItemError, load_items
-from filegram_kit.traces import load_trajectories
-from filegram_kit.validation import TraceError
+from filegram_kit.traces.load import load_trajectories
+from filegram_kit.traces.validation import TraceError
 
 from .conftest import raw_events
 from .fuzz import FUZZ, values

@@ -23,7 +23,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "filegram_kit"
 ENGINE_WORDING = ("style_packs", "compose", "naming", "work")
-SHARED_VOCABULARY = ("schema.py", "data/profiles.json", "data/tasks.json")
+SHARED_VOCABULARY = ("traces/schema.py", "data/profiles.json", "data/tasks.json")
 SCANNED = ("llm", "memory")
 MAX_SHARED = 2
 _COLLECTIONS = (ast.List, ast.Tuple, ast.Set, ast.Dict)

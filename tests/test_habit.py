@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filegram_kit.habit import START, HabitModel, habit_scores, tokens
-from filegram_kit.masquerade import (
+from filegram_kit.behaviour.habit import START, HabitModel, habit_scores, tokens
+from filegram_kit.behaviour.masquerade import (
     clustered_auc_ci,
     identification,
     masquerade_scores,
@@ -18,7 +18,7 @@ from filegram_kit.masquerade import (
     user_bootstrap,
 )
 from filegram_kit.record.commands import import_command_stream
-from filegram_kit.schema import Event, Trajectory
+from filegram_kit.traces.schema import Event, Trajectory
 
 VOCAB = ["ls", "vi", "make", "cd", "cat", "rm", "elm", "latex"]
 
@@ -125,7 +125,7 @@ def test_pu_table_ranks_a_masquerader_above_the_users_own_blocks(tmp_path):
 
 
 def test_drift_with_the_habit_detector_flags_the_spliced_block(tmp_path):
-    from filegram_kit.drift import drift
+    from filegram_kit.behaviour.drift import drift
 
     rng = np.random.default_rng(5)
     own = _stream(rng, ["cd", "ls", "cat", "vi", "make"], 2000)

@@ -7,10 +7,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.drift import drift
-from filegram_kit.habit import START, past_scores
-from filegram_kit.intruder_runs import intruder_streams, runs_table, shuffled_labels, stream_scores
-from filegram_kit.masquerade import identification, stream_blocks
+from filegram_kit.behaviour.drift import drift
+from filegram_kit.behaviour.habit import START, past_scores
+from filegram_kit.behaviour.intruder_runs import intruder_streams, runs_table, shuffled_labels, stream_scores
+from filegram_kit.behaviour.masquerade import identification, stream_blocks
 
 from .test_habit import _stream, _trajectories
 

@@ -15,9 +15,9 @@ from filegram_kit.engine.policy import NEUTRAL
 from filegram_kit.knowact import CATEGORIES, attribute, attribution_shares, plan_split, rates, run_knowact
 from filegram_kit.knowact import act as acting
 from filegram_kit.knowact.split import MIN_INGEST, RANK
-from filegram_kit.profiles import get_profile, sample_profiles
-from filegram_kit.schema import DIMENSION_CODES, DIMENSIONS, Tier
-from filegram_kit.tasks import get_task, load_tasks
+from filegram_kit.traces.profiles import get_profile, sample_profiles
+from filegram_kit.traces.schema import DIMENSION_CODES, DIMENSIONS, Tier
+from filegram_kit.traces.tasks import get_task, load_tasks
 
 PERSONA = "p12_prolific_scanner"  # no dimension at the acting agent's neutral default
 REAL_ACT = acting.act
@@ -212,7 +212,7 @@ def _act_calls(monkeypatch, tiny, tmp_path, persona_tiers=None):
 
     monkeypatch.setattr(case_module, "oracle_evidence", evidence_spy)
     if persona_tiers is not None:
-        from filegram_kit.bench import facts as facts_module
+        from filegram_kit.bench import ground_truth as facts_module
 
         real = facts_module.corpus_facts
 
@@ -394,7 +394,7 @@ def test_free_form_know_passes_a_memory_that_states_the_value_and_nobody_else():
 
 def _reader_facts(n_personas=9):
     """Facts of n personas over all tasks, with a synthetic feature frame where `total_deletes` carries E."""
-    from filegram_kit.bench.facts import CorpusFacts, Expression
+    from filegram_kit.bench.ground_truth import CorpusFacts, Expression
 
     profiles = sample_profiles(n_personas, seed=11)
     tasks = load_tasks()
@@ -445,7 +445,7 @@ def test_act_without_the_tier_conveyed_counts_only_cases_no_context_told():
 
 
 def test_the_instrument_table_counts_each_pair_once_and_pools_false_passes():
-    from filegram_kit.knowact import instrument_table
+    from filegram_kit.report.knowact_views import instrument_table
 
     def row(method, persona, dimension, told, act, inferred):
         return case(method, persona, True, act, dimension=dimension, true_tier="L", inferred_tiers=inferred,
@@ -464,7 +464,7 @@ def test_the_instrument_table_counts_each_pair_once_and_pools_false_passes():
 
 
 def test_a_corpus_of_fewer_than_three_personas_is_refused_before_anything_runs(tiny, tmp_path, monkeypatch):
-    from filegram_kit.bench import facts as facts_module
+    from filegram_kit.bench import ground_truth as facts_module
     from filegram_kit.knowact import KnowActError
 
     real = facts_module.corpus_facts

@@ -187,7 +187,7 @@ def test_mcq_reader_picks_the_option_the_context_supports(question, choices, gol
 
 
 def test_the_reader_embeds_with_the_embedder_it_is_given():
-    from filegram_kit.llm.algorithms.reader import option_scores
+    from filegram_kit.llm.algorithms.lexical_reader import option_scores
 
     args = ("How does the user name files?", ["Short cryptic abbreviations", "Descriptive names with dates"], CONTEXT)
     assert not np.array_equal(option_scores(*args, embedder="wordllama"), option_scores(*args, embedder="lsa"))

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from filegram_kit.media import MediaError, MediaStore, content_hash
+from filegram_kit.traces.media import MediaError, MediaStore, content_hash
 
 
 def test_blobs_are_content_addressed_and_deduplicated(tmp_path):

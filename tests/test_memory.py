@@ -6,8 +6,8 @@ import pytest
 
 from filegram_kit.memory import Context, GroundTruthError, check_no_ground_truth, get_memory, register_memory
 from filegram_kit.memory.base import MemorySystem, one_user
-from filegram_kit.profiles import load_profiles
-from filegram_kit.tokens import estimate_tokens
+from filegram_kit.traces.profiles import load_profiles
+from filegram_kit.util.tokens import estimate_tokens
 from tests.builders import make, read, write
 
 
@@ -95,7 +95,7 @@ def test_by_identity_memoises_per_live_object_only():
 
 
 def test_cleaning_a_clean_trajectory_returns_it_unchanged(tmp_path):
-    from filegram_kit.cleaning import clean
+    from filegram_kit.traces.cleaning import clean
 
     raw = make(tmp_path, "p1_methodical_T-01", [read(), write("a.md", "hello")])
     once = clean([raw]).trajectories[0]

@@ -30,7 +30,7 @@ from filegram_kit.multimodal.build import render_targets
 from filegram_kit.multimodal.parse import tokens
 from filegram_kit.multimodal.render import TABLE_FORMATS, TEXT_FORMATS, markup, narration_text
 from filegram_kit.multimodal.sections import MAX_CHARS
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 pytestmark = pytest.mark.skipif(not (shutil.which("tesseract") and shutil.which("espeak-ng")),
                                 reason="needs Debian's tesseract-ocr and espeak-ng (`make setup` installs them)")
@@ -60,8 +60,8 @@ def test_the_fast_office_writers_read_back_like_the_library_encoders(fmt):
     import docx
     import pptx
 
-    from filegram_kit.documents import text_of_bytes
     from filegram_kit.multimodal.render import markup
+    from filegram_kit.traces.documents import text_of_bytes
     from filegram_kit.workspace.content import InputFile
     from filegram_kit.workspace.formats import render
 
@@ -178,7 +178,7 @@ def test_chinese_characters_are_counted_apart_in_the_loss():
 
 
 def test_a_mostly_chinese_text_is_narrated_in_mandarin():
-    from filegram_kit.cjk import language
+    from filegram_kit.util.cjk import language
 
     assert language(markup(ZH)) == "zh" and language(markup(PROSE)) == "en"
     assert language("a long English paragraph that quotes one name, 王芳, and goes on in English") == "en"

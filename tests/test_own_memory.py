@@ -17,7 +17,7 @@ from filegram_kit.bench.items import write_items
 from filegram_kit.engine.corpus import build_corpus
 from filegram_kit.memory import MemorySystem, get_memory
 from filegram_kit.memory.base import memory_class
-from filegram_kit.plugins import code_digest, is_reference, load_class
+from filegram_kit.util.plugins import code_digest, is_reference, load_class
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -3,8 +3,8 @@ from collections import Counter
 
 import pytest
 
-from filegram_kit.persona_space import tier_counts
-from filegram_kit.profiles import (
+from filegram_kit.behaviour.persona_space import tier_counts
+from filegram_kit.traces.profiles import (
     PERTURBATION_CANDIDATES,
     ProfileDataError,
     attribute_model,
@@ -15,8 +15,8 @@ from filegram_kit.profiles import (
     sample_profiles,
     version_strategy_tier,
 )
-from filegram_kit.schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, Tier
-from filegram_kit.tasks import load_tasks
+from filegram_kit.traces.schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, Tier
+from filegram_kit.traces.tasks import load_tasks
 
 # Rows of paper Table 9, written here by hand.
 TABLE9 = {"p1_methodical": "LLLLLM", "p3_efficient_executor": "MRRRMR", "p8_minimal_editor": "RRMLRR",

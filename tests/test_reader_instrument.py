@@ -140,7 +140,7 @@ def test_a_contrast_is_read_as_one_half_per_named_session():
 
 
 def test_explain_shows_each_options_score_parts_and_support():
-    from filegram_kit.llm.algorithms.reader import explain_options, option_scores
+    from filegram_kit.llm.algorithms.lexical_reader import explain_options, option_scores
 
     labels = ["Session 1", "Session 2", "Session 3", "Session 4"]
     rows = explain_options("Which session deviates?", labels, PROSE)

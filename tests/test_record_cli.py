@@ -11,13 +11,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from filegram_kit.behaviour.fingerprint import FEATURES
 from filegram_kit.cli import main
-from filegram_kit.fingerprint import FEATURES
 from filegram_kit.memory.filegramos.calibration import dimension_features
-from filegram_kit.profiles import load_profiles
-from filegram_kit.record import Recording, persona_neighbours
-from filegram_kit.schema import DIMENSION_CODES
-from filegram_kit.traces import load_trajectories
+from filegram_kit.memory.filegramos.neighbours import persona_neighbours
+from filegram_kit.record import Recording
+from filegram_kit.traces.load import load_trajectories
+from filegram_kit.traces.profiles import load_profiles
+from filegram_kit.traces.schema import DIMENSION_CODES
 
 
 def behavioural_types(out: Path) -> list[list[str]]:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from filegram_kit.behaviour.fingerprint import fingerprints
 from filegram_kit.cli import main
-from filegram_kit.fingerprint import fingerprints
 from filegram_kit.record import import_shell_history
 from filegram_kit.record.commands import CommandStreamError, import_command_stream, write_command_trajectories
 from filegram_kit.record.shell_commands import HANDLERS, action_of
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 STREAM = "\nls\nvi\n**SOF**\nmake\n'ls -l '\nrm\n**EOF**\n**SOF**\ncd\ngrep\nfind\n**EOF**\n\xff\xfeweird\n"
 

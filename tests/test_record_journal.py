@@ -14,7 +14,7 @@ import pytest
 
 from filegram_kit.record.journal import Journal, journal_dir, open_journals, read_journal, recover
 from filegram_kit.record.observations import Observation, ObservationError
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 T0 = 1_750_000_000_000.0
 SETTINGS = {"folder": "thesis", "started_ms": T0, "name": "ada", "idle_gap_ms": 1_800_000, "debounce_ms": 1_000,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from filegram_kit import atomic
 from filegram_kit.record.privacy import DEFAULT_REDACTIONS, PrivacyPolicy
 from filegram_kit.record.watcher import Recording
+from filegram_kit.util import atomic
 from tests.record_helpers import kinds, linux_only, seed_folder, settle, sha16, step, wait_for
 
 

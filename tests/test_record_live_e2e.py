@@ -7,11 +7,11 @@ import os
 import shutil
 from pathlib import Path
 
-from filegram_kit import atomic
 from filegram_kit.record.journal import open_journals, read_journal
 from filegram_kit.record.privacy import PrivacyPolicy
 from filegram_kit.record.watcher import Recording
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
+from filegram_kit.util import atomic
 from tests.record_helpers import LINUX, seed_folder, step
 
 ACTIONS = ("file_read", "file_write", "file_edit", "file_copy", "file_move", "file_rename", "file_delete",

@@ -8,7 +8,7 @@ import pytest
 
 from filegram_kit.record.observations import Observation, ObservationError
 from filegram_kit.record.translate import debounce, ordered, split_sessions, write_sessions
-from filegram_kit.traces import clean, load_trajectories
+from filegram_kit.traces.load import clean, load_trajectories
 
 T0 = 1_790_000_000_000.0
 

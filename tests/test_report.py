@@ -3,8 +3,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from filegram_kit.profiles import load_profiles
 from filegram_kit.report import ARTIFACTS, reproduce, to_markdown
+from filegram_kit.traces.profiles import load_profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 # artifacts computed from the 640-trajectory corpus (or from such artifacts' tables) are checked in

@@ -17,8 +17,8 @@ from filegram_kit.engine import PAPER_TABLE5, build_corpus
 from filegram_kit.report import ARTIFACTS, corpus_source, distribution, export, reproduce
 from filegram_kit.report.figures import figure03_data_distribution
 from filegram_kit.report.tables import table05_event_counts
-from filegram_kit.schema import EVENT_CATEGORY, EVENT_TYPES, METADATA_EVENT_TYPES, RETAINED_EVENT_TYPES
-from filegram_kit.tasks import get_task
+from filegram_kit.traces.schema import EVENT_CATEGORY, EVENT_TYPES, METADATA_EVENT_TYPES, RETAINED_EVENT_TYPES
+from filegram_kit.traces.tasks import get_task
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

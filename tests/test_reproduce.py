@@ -19,14 +19,14 @@ STATIC = [n for n, a in ARTIFACTS.items() if not a.corpus and not a.reads and no
 
 
 def _rel(paths) -> set[str]:
-    from filegram_kit import code_closure
+    from filegram_kit.util import code_closure
 
     return {p.relative_to(code_closure.PACKAGE).as_posix() for p in paths}
 
 
 def test_closure_follows_imports_and_registry_strings_only():
     tables = _rel(provenance.closure("filegram_kit.report.tables"))
-    assert {"engine/stats.py", "profiles.py", "schema.py", "report/corpus_source.py"} <= tables
+    assert {"engine/event_counts.py", "traces/profiles.py", "traces/schema.py", "report/corpus_source.py"} <= tables
     assert not any(p.startswith(("memory/", "record/", "knowact/")) for p in tables)
     baselines = _rel(provenance.closure("filegram_kit.report.baseline_tables"))
     assert {"memory/mem0.py", "memory/zep.py", "memory/filegramos/retrieve.py"} <= baselines  # named in MEMORIES
@@ -40,7 +40,7 @@ def test_code_hash_changes_with_a_dependency_and_not_with_an_unrelated_module(tm
     (package / "b.py").write_text("def g():\n    return 1\n")
     (package / "c.py").write_text("X = 1\n")
     (package / "d.py").write_text("TARGET = 'filegram_kit.c:X'\n")
-    from filegram_kit import code_closure
+    from filegram_kit.util import code_closure
 
     monkeypatch.setattr(code_closure, "PACKAGE", package)
     monkeypatch.setattr(provenance, "PACKAGE", package)
@@ -79,8 +79,8 @@ def test_unchanged_steps_are_skipped_and_a_touched_output_is_rewritten(tmp_path)
 
 
 def test_quick_personas_show_every_tier_of_every_dimension():
-    from filegram_kit.profiles import load_profiles
-    from filegram_kit.schema import DIMENSION_CODES
+    from filegram_kit.traces.profiles import load_profiles
+    from filegram_kit.traces.schema import DIMENSION_CODES
 
     profiles = load_profiles()
     for d in DIMENSION_CODES:

@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from filegram_kit.schema import (
+from filegram_kit.traces.schema import (
     ATTRIBUTES,
     BEHAVIORAL_ATTRIBUTES,
     DIMENSIONS,
@@ -72,8 +72,8 @@ def test_event_to_dict_puts_envelope_first():
 
 
 def test_records_can_be_used_as_set_members_and_dict_keys():
-    from filegram_kit.profiles import load_profiles
-    from filegram_kit.tasks import load_tasks
+    from filegram_kit.traces.profiles import load_profiles
+    from filegram_kit.traces.tasks import load_tasks
 
     profiles = list(load_profiles().values())
     assert len(set(profiles + profiles)) == 20

@@ -17,7 +17,7 @@ from filegram_kit.llm import get_backend
 from filegram_kit.memory import get_memory
 from filegram_kit.memory.base import MEMORIES
 from filegram_kit.memory.serialize import session_labels
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 TASKS = ["T-01", "T-05", "T-12", "T-20"]
 

@@ -19,15 +19,21 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from filegram_kit.cleaning import clean
+from filegram_kit.behaviour.fingerprint import (
+    TABLE_ROWS,
+    extended_features,
+    fingerprint_frame,
+    fingerprints,
+    table_rows_of,
+)
 from filegram_kit.engine import build_corpus
-from filegram_kit.fingerprint import TABLE_ROWS, extended_features, fingerprint_frame, fingerprints, table_rows_of
-from filegram_kit.frames import events_frame
 from filegram_kit.store import EventStore, StoreError, behaviour, update_store
 from filegram_kit.store.convert import Part, convert
 from filegram_kit.store.fastparse import decode_json, split_events
 from filegram_kit.store.lazyfields import LazyFields
-from filegram_kit.traces import TraceError, load_trajectories
+from filegram_kit.traces.cleaning import clean
+from filegram_kit.traces.frames import events_frame
+from filegram_kit.traces.load import TraceError, load_trajectories
 
 
 @pytest.fixture(scope="module")

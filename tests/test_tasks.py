@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from filegram_kit.profiles import get_profile
-from filegram_kit.tasks import TaskDataError, get_task, load_tasks, normalize_task_id
+from filegram_kit.traces.profiles import get_profile
+from filegram_kit.traces.tasks import TaskDataError, get_task, load_tasks, normalize_task_id
 
 MULTIMODAL = {"T-02", "T-07", "T-16", "T-19", *(f"T-{i}" for i in range(21, 33))}
 
@@ -66,7 +66,7 @@ def test_bad_tasks_file_names_task_and_field(tmp_path):
 
 
 def test_activation_reads_the_task_s_full_and_partial_dimensions():
-    from filegram_kit.schema import DIMENSION_CODES
+    from filegram_kit.traces.schema import DIMENSION_CODES
 
     for task in load_tasks().values():
         levels = {d: task.activation(d) for d in DIMENSION_CODES}

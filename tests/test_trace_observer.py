@@ -9,10 +9,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.bench.facts import Expression
+from filegram_kit.bench.ground_truth import Expression
 from filegram_kit.bench.simulate import simulated_facts
 from filegram_kit.bench.trace_observer import TooFewPersonas, read_sessions, recovery
-from filegram_kit.schema import DIMENSION_CODES
+from filegram_kit.traces.schema import DIMENSION_CODES
 
 
 @pytest.fixture(scope="module")

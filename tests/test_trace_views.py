@@ -6,10 +6,10 @@ import polars as pl
 import pytest
 
 from filegram_kit.engine import generate_trajectory
-from filegram_kit.profiles import get_profile
 from filegram_kit.report import trace_views as tv
-from filegram_kit.tasks import get_task
-from filegram_kit.traces import clean, events_frame, read_trajectory
+from filegram_kit.traces.load import clean, events_frame, read_trajectory
+from filegram_kit.traces.profiles import get_profile
+from filegram_kit.traces.tasks import get_task
 from filegram_kit.workspace import ensure_template
 
 from .conftest import BEHAVIORAL_IN_FIXTURE, METADATA_IN_FIXTURE, REPORT_V1, write_trajectory_dir

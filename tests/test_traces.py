@@ -6,7 +6,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from filegram_kit.traces import (
+from filegram_kit.traces.load import (
     TraceError,
     anonymise_path,
     clean,
@@ -295,8 +295,8 @@ def test_loads_the_cleaned_release_variant(tmp_path):
 
 
 def test_clean_anonymises_the_sandbox_paths_inside_media_text(tmp_path):
-    from filegram_kit.media import MediaStore
-    from filegram_kit.schema import Event, Trajectory
+    from filegram_kit.traces.media import MediaStore
+    from filegram_kit.traces.schema import Event, Trajectory
 
     store = MediaStore(tmp_path / "media")
     sandbox = "/home/agent/filegram/sandbox/p3_efficient_executor_T-16"

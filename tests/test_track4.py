@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from filegram_kit.bench.audit import audit_items
-from filegram_kit.bench.facts import corpus_facts
 from filegram_kit.bench.file_grounding import (
     SOURCES,
     build_file_grounding,
     output_evidence,
     source_shares,
 )
+from filegram_kit.bench.ground_truth import corpus_facts
 from filegram_kit.bench.harness import evaluate
 from filegram_kit.bench.inputs import TrajectoryStore
 from filegram_kit.bench.track4 import by_setting, setting_corpus, setting_dir, track4_items
@@ -24,7 +24,7 @@ from filegram_kit.bench.visual_grounding import build_visual_setting, controls, 
 from filegram_kit.bench.visual_judge import judge_prediction, naming_style
 from filegram_kit.engine import build_corpus
 from filegram_kit.multimodal.parse import ocr
-from filegram_kit.multimodal.replay import (
+from filegram_kit.multimodal.screen_replay import (
     FPS,
     GuiStep,
     caption_video,
@@ -34,7 +34,7 @@ from filegram_kit.multimodal.replay import (
     status_text,
     video_frames,
 )
-from filegram_kit.traces import load_trajectories
+from filegram_kit.traces.load import load_trajectories
 
 needs_ocr = pytest.mark.skipif(not shutil.which("tesseract"), reason="needs Debian's tesseract-ocr (`make setup`)")
 
@@ -284,8 +284,8 @@ class VideoModel:
 
 
 def test_model_captions_are_checked_frame_by_frame():
+    from filegram_kit.bench.keyed_captions import parse_captions
     from filegram_kit.llm.tasks import ParseError
-    from filegram_kit.multimodal.keyed import parse_captions
 
     reply = ('```json\n[["read", "notes/a.md"], ["FLY", "x"], null, ["WRITE", ""], ["WRITE", "out/b.md"], '
              '["READ", "c"]]```')
@@ -299,8 +299,8 @@ def test_model_captions_are_checked_frame_by_frame():
 
 
 def test_a_backend_without_video_input_is_refused_by_name():
+    from filegram_kit.bench.keyed_captions import caption_with_backend, transcriber
     from filegram_kit.llm import get_backend
-    from filegram_kit.multimodal.keyed import caption_with_backend, transcriber
 
     with pytest.raises(ValueError, match="'offline' takes no video"):
         caption_with_backend(b"", get_backend("offline"), frames=1)
@@ -314,7 +314,7 @@ def test_a_backend_without_video_input_is_refused_by_name():
 def test_a_recaptioned_setting_is_rebuilt_from_the_models_captions_in_its_own_folder(corpus, tmp_path):
     import json
 
-    from filegram_kit.multimodal.keyed import recaption_visual_setting
+    from filegram_kit.bench.keyed_captions import recaption_visual_setting
 
     items = visual_grounding_items(corpus, seed=0)[:2]
     build_visual_setting(corpus, tmp_path / "visual", items)

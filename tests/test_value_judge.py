@@ -13,7 +13,7 @@ from filegram_kit.bench.templates import QUESTIONS, attribute_hint, attribute_la
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms import judge_attribute
 from filegram_kit.llm.algorithms.value_judge import VOCABULARY, asserted_tiers, reference_tier, tokenize
-from filegram_kit.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, TIERS, Tier
+from filegram_kit.traces.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, TIERS, Tier
 
 CASES = [(name, tier) for name in BEHAVIORAL_ATTRIBUTES for tier in TIERS]
 IDS = [f"{name}-{tier.value}" for name, tier in CASES]

@@ -11,7 +11,7 @@ import traitlets
 
 import filegram_kit as fk
 from filegram_kit.bench.schema import Item
-from filegram_kit.schema import RETAINED_EVENT_TYPES
+from filegram_kit.traces.schema import RETAINED_EVENT_TYPES
 from filegram_kit.widgets import (
     ItemBrowser,
     TimelineBrowser,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from filegram_kit.llm import get_backend
-from filegram_kit.llm.algorithms import embedders
+from filegram_kit.llm.algorithms import memo
 from filegram_kit.llm.algorithms.embedders import EMBEDDERS, embed_with
 from filegram_kit.llm.algorithms.wordllama_embedder import DIMS, WordLlamaEmbedder
 from filegram_kit.llm.cache import ResponseCache
@@ -176,7 +176,7 @@ def test_loading_touches_no_network_and_bytes_match_across_processes(tmp_path):
 
 
 def test_the_memo_is_bounded(monkeypatch):
-    monkeypatch.setattr(embedders, "MEMO_SIZE", 3)
+    monkeypatch.setattr(memo, "MEMO_SIZE", 3)
     texts = [f"bounded memo {i} {uuid.uuid4().hex}" for i in range(5)]
     embed_with("wordllama", texts, dim=64)
-    assert len(embedders._memo) <= 3
+    assert len(memo._memo) <= 3

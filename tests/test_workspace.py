@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from filegram_kit.documents import is_text_format, read_text
-from filegram_kit.tasks import get_task, load_tasks
+from filegram_kit.traces.documents import is_text_format, read_text
+from filegram_kit.traces.tasks import get_task, load_tasks
 from filegram_kit.workspace import build_workspace, ensure_template, plan_workspace
 
 TASKS = load_tasks()
@@ -136,7 +136,8 @@ def test_same_seed_gives_identical_bytes(tmp_path, all_built):
 
 
 def test_bytes_do_not_depend_on_the_process(tmp_path, all_built):
-    code = ("import sys; from filegram_kit.tasks import get_task; from filegram_kit.workspace import build_workspace;"
+    code = ("import sys; from filegram_kit.traces.tasks import get_task; "
+            "from filegram_kit.workspace import build_workspace;"
             "build_workspace(get_task('T-32'), sys.argv[1])")
     env = {"PYTHONHASHSEED": "12345", "PATH": ""}
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "w")], check=True, env=env, timeout=120)

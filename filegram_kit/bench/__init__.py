@@ -6,7 +6,7 @@ The entry points, importable from here (loaded on first use, so `import filegram
     rows = evaluate(items, "data/corpus", ["no_context", "filegramos"], out="runs/a", executor="auto")
     print(format_table3(table3(rows)))                      # paper Table 3's layout
 
-`readout` (CIs and paired differences) stays in `filegram_kit.bench.readout`: its module has the same name, so the
+`readout` (CIs and paired differences) stays in `filegram_kit.bench.analysis`: its module has the same name, so the
 package attribute would be the module, not the function.
 """
 

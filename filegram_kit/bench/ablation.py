@@ -7,7 +7,7 @@
 Every knob here is a `filegramos.Knobs` field, read at retrieval, so the harness ingests each input
 set once and every variant adopts that memory (`harness.SharedIngests`): a variant costs answers,
 not ingests. A change is paired: the variant minus its reference on the same items, with the
-persona-clustered bootstrap of `stats.py` (a replicate draws personas, both rows recomputed).
+persona-clustered bootstrap of `bootstrap.py` (a replicate draws personas, both rows recomputed).
 
 Table 14's reference rule follows the paper: the retriever rows (chunk/narrative display length)
 are read against the 300-character default; the context rows (previews, files per task, edit
@@ -23,10 +23,10 @@ from typing import Any
 import polars as pl
 
 from ..memory import get_memory
-from .harness import short_hash
+from .bootstrap import STAT_COLUMNS, bootstrap_scores, format_ci, format_diff, paired_differences
+from .groups import short_hash
 from .schema import SUB_TRACKS
 from .score import SUB_TASKS
-from .stats import STAT_COLUMNS, bootstrap_scores, format_ci, format_diff, paired_differences
 
 METHOD = "filegramos"
 TRACK_COLUMNS = {"T1": "T1_understanding", "T2": "T2_reasoning", "T3": "T3_detection"}

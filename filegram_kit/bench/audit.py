@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from .adversary import choices_only
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 from .observer import observe
 from .schema import Item
 

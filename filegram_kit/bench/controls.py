@@ -27,19 +27,22 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.tasks import LETTERS
 from ..memory.base import Context
-from ..schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES
+from ..traces.schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES
 from . import templates as tpl
 from .adversary import choices_only
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 from .observer import observe, oracle
 from .paraphrase import paraphrased_context
 from .reader import answer, tie_credit
 from .results import RESULT_SCHEMA
 from .schema import Item
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 CONTROLS = ("chance", "choices_only", "observer_traces", "observer_engine", "oracle", "oracle_context",
             "oracle_paraphrased")
@@ -117,7 +120,8 @@ def _observed(item: Item, judged: Any, seed: int) -> dict[str, Any]:
 
 
 def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[str] = CONTROLS,
-                 backend: Any = None, seed: int = 0, traced: CorpusFacts | None = None) -> list[dict[str, Any]]:
+                 backend: Backend | None = None, seed: int = 0,
+                 traced: CorpusFacts | None = None) -> list[dict[str, Any]]:
     """Result rows of the chosen controls for `items` (the oracle_ contexts need the reader's `backend`,
     observer_traces the trace readings `traced` of trace_observer.trace_facts)."""
     chosen = list(controls)
@@ -156,12 +160,12 @@ def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[st
 
 
 def evaluate_controls(items: Iterable[Item], corpus: str | Path, *, out: str | Path,
-                      controls: Iterable[str] = CONTROLS, backend: Any = "offline",
+                      controls: Iterable[str] = CONTROLS, backend: str | Backend = "offline",
                       backend_params: dict[str, Any] | None = None, seed: int = 0) -> int:
     """Append the controls' rows for `items` to out/results.jsonl (beside the methods' rows of `evaluate`),
     skipping rows already there; returns how many were written."""
     from ..llm import get_backend
-    from .facts import corpus_facts
+    from .ground_truth import corpus_facts
     from .results import ResultsLog
 
     items = list(items)

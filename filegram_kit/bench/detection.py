@@ -21,12 +21,12 @@ from collections import Counter
 
 import numpy as np
 
-from ..profiles import PERTURBATION_CANDIDATES
-from ..schema import DIMENSION_CODES
+from ..traces.profiles import PERTURBATION_CANDIDATES
+from ..traces.schema import DIMENSION_CODES
 from . import templates as tpl
 from .design import design_weights, exchangeable_set
 from .drafts import Draft, distance, input_order, pick
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 
 IMPOSTOR_CONTEXT, PERTURBATION_CONTEXT, SHIFT_CONTEXT = 5, 3, 5
 MIN_IMPOSTOR_SESSIONS = 4  # a small corpus (few tasks) gets impostor items of 4-5 sessions

@@ -22,8 +22,8 @@ import math
 from collections.abc import Iterable
 
 from ..engine.policy import EXPRESSION, NEUTRAL
-from ..schema import DIMENSION_CODES
-from .facts import CorpusFacts
+from ..traces.schema import DIMENSION_CODES
+from .ground_truth import CorpusFacts
 
 EPSILON = 0.02
 TIERS = ("L", "M", "R")

@@ -28,10 +28,19 @@ from pathlib import Path
 import numpy as np
 
 from ..llm.tasks import LETTERS
-from ..schema import ATTRIBUTES
+from ..traces.schema import ATTRIBUTES
 from .drafts import Draft
-from .facts import CorpusFacts, corpus_facts
-from .generate import GENERATORS, PAPER_TRAJECTORIES, PLACERS, SubTaskReport, _place, _sample, _supported, _unique
+from .generate import (
+    GENERATORS,
+    PAPER_TRAJECTORIES,
+    PLACERS,
+    SubTaskReport,
+    evidence_supports,
+    place_keys,
+    sample_drafts,
+    unique_drafts,
+)
+from .ground_truth import CorpusFacts, corpus_facts
 from .schema import SUB_TRACKS, Item
 
 SUB_TRACK, TRACK, ABBR, PAPER_COUNT = "file_grounding", "T4_multimodal", "FileGrd", 550
@@ -73,8 +82,8 @@ def _drafts(facts: CorpusFacts, seed: int, source: str, want: int) -> tuple[list
     """(picked drafts, drafted, kept) of one source sub-task."""
     rng = np.random.default_rng([seed, _SEED_STREAM + SOURCES.index(source)])
     drafts = GENERATORS[source](facts, rng)
-    kept = [d for d in drafts if output_evidence(d) and _supported(d, facts)]
-    picked = _sample(_unique(kept), want, rng, source) if kept else []
+    kept = [d for d in drafts if output_evidence(d) and evidence_supports(d, facts)]
+    picked = sample_drafts(unique_drafts(kept), want, rng, source) if kept else []
     if source in PLACERS:
         picked = PLACERS[source](picked, facts)
     return picked, len(drafts), len(kept)
@@ -99,7 +108,7 @@ def file_grounding_from_facts(facts: CorpusFacts, *, seed: int = 0) -> tuple[lis
         picked += chosen
         drafted, kept = drafted + n_drafted, kept + n_kept
     rng = np.random.default_rng([seed, _SEED_STREAM + len(SOURCES)])
-    items = [_item(n, d, placed, seed) for n, (d, placed) in enumerate(zip(picked, _place(picked, rng),
+    items = [_item(n, d, placed, seed) for n, (d, placed) in enumerate(zip(picked, place_keys(picked, rng),
                                                                              strict=True), 1)]
     return items, SubTaskReport(SUB_TRACK, drafted, drafted - kept, len(items), target)
 

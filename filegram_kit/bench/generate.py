@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -40,9 +40,12 @@ from ..llm.tasks import LETTERS
 from . import detection, reasoning, understanding
 from .design import balanced_select
 from .drafts import Draft
-from .facts import CorpusFacts, corpus_facts, corpus_version
+from .ground_truth import CorpusFacts, corpus_facts, corpus_version
 from .observer import oracle, supported
 from .schema import SUB_TRACKS, Item
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 PAPER_TRAJECTORIES = 640
 # sub-classes limited by the corpus, not by draws: one item per perturbed session whose shift shows. They keep
@@ -77,7 +80,7 @@ class SubTaskReport:
     unsupported: int = 0  # free-form items kept although the evidence does not show their reference
 
 
-def _supported(draft: Draft, facts: CorpusFacts) -> bool:
+def evidence_supports(draft: Draft, facts: CorpusFacts) -> bool:
     if not draft.options:
         return True
     item = draft.provisional()
@@ -85,7 +88,7 @@ def _supported(draft: Draft, facts: CorpusFacts) -> bool:
     return supported(item, key, facts) and oracle(item, facts).index == key
 
 
-def _unique(drafts: list[Draft]) -> list[Draft]:
+def unique_drafts(drafts: list[Draft]) -> list[Draft]:
     seen, out = set(), []
     for d in drafts:
         if d.key not in seen:
@@ -115,7 +118,7 @@ def _shares(drafts: list[Draft], n: int) -> dict[str, int]:
     return shares
 
 
-def _sample(drafts: list[Draft], n: int, rng: np.random.Generator, sub_track: str) -> list[Draft]:
+def sample_drafts(drafts: list[Draft], n: int, rng: np.random.Generator, sub_track: str) -> list[Draft]:
     """n drafts: each sub-class its share (trace disentanglement: half each), fixed value sets balanced."""
     classes: dict[str, list[Draft]] = {}
     for d in drafts:
@@ -142,7 +145,7 @@ def _sample(drafts: list[Draft], n: int, rng: np.random.Generator, sub_track: st
     return sorted(chosen, key=lambda d: order[id(d)])
 
 
-def _place(drafts: list[Draft], rng: np.random.Generator) -> list[tuple[tuple[str, ...], tuple[dict, ...], int]]:
+def place_keys(drafts: list[Draft], rng: np.random.Generator) -> list[tuple[tuple[str, ...], tuple[dict, ...], int]]:
     """(options, option facts, correct index) per draft: distractors shuffled, the key at a balanced position."""
     positions: dict[int, list[int]] = {}
     out = []
@@ -168,7 +171,7 @@ def _items(sub_track: str, drafts: list[Draft], rng: np.random.Generator, seed: 
     track, abbr = SUB_TRACKS[sub_track][0], SUB_TRACKS[sub_track][1].lower()
     prefix = f"{abbr}_s{seed}" if seed else abbr
     out = []
-    for n, (d, (options, option_facts, where)) in enumerate(zip(drafts, _place(drafts, rng), strict=True), 1):
+    for n, (d, (options, option_facts, where)) in enumerate(zip(drafts, place_keys(drafts, rng), strict=True), 1):
         question = rephrase(d.question) if rephrase else d.question
         correct = LETTERS[where] if options else d.reference
         meta = {**d.metadata, "item_seed": seed}
@@ -182,7 +185,7 @@ def _items(sub_track: str, drafts: list[Draft], rng: np.random.Generator, seed: 
 
 
 def build_items(corpus: str | Path, *, seed: int = 0, sub_tracks: list[str] | None = None,
-                backend: Any = None, progress: bool | None = None) -> list[Item]:
+                backend: Backend | None = None, progress: bool | None = None) -> list[Item]:
     """Items of the chosen sub-tasks (default all seven) for the corpus; `backend` (optional)
     rephrases each question through its `rephrase_question` task. Built once per process for a corpus as it
     is on disk (the steps of a reproduce run ask for the same item sets again); rephrased ones are not kept."""
@@ -204,7 +207,7 @@ _BUILT: OrderedDict[tuple, tuple[Item, ...]] = OrderedDict()
 
 
 def build_items_with_report(corpus: str | Path, *, seed: int = 0, sub_tracks: list[str] | None = None,
-                            backend: Any = None, progress: bool | None = None
+                            backend: Backend | None = None, progress: bool | None = None
                             ) -> tuple[list[Item], list[SubTaskReport]]:
     """`build_items` and, per sub-task, how many drafts were written, redrawn for lack of evidence and kept."""
     return items_from_facts(corpus_facts(corpus), seed=seed, sub_tracks=sub_tracks, backend=backend,
@@ -212,7 +215,7 @@ def build_items_with_report(corpus: str | Path, *, seed: int = 0, sub_tracks: li
 
 
 def items_from_facts(facts: CorpusFacts, *, seed: int = 0, sub_tracks: list[str] | None = None,
-                     backend: Any = None, progress: bool | None = None
+                     backend: Backend | None = None, progress: bool | None = None
                      ) -> tuple[list[Item], list[SubTaskReport]]:
     """(items, report) from a corpus' facts (generators need the ground truth only, not the events)."""
     chosen = sub_tracks or list(GENERATORS)
@@ -226,9 +229,9 @@ def items_from_facts(facts: CorpusFacts, *, seed: int = 0, sub_tracks: list[str]
                           disable=None if progress is None else not progress):
         rng = np.random.default_rng([seed, list(GENERATORS).index(sub_track)])
         drafts = GENERATORS[sub_track](facts, rng)
-        kept = [d for d in drafts if _supported(d, facts)]
+        kept = [d for d in drafts if evidence_supports(d, facts)]
         target = target_count(sub_track, facts)
-        picked = _sample(_unique(kept), target, rng, sub_track)
+        picked = sample_drafts(unique_drafts(kept), target, rng, sub_track)
         if sub_track in PLACERS:
             picked = PLACERS[sub_track](picked, facts)
         unsupported = sum(1 for d in picked if d.metadata.get("supported") is False)

@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cleaning import clean
-from ..schema import Trajectory
-from ..traces import load_trajectories, parse_trajectory_id
+from ..traces.cleaning import clean
+from ..traces.load import load_trajectories, parse_trajectory_id
+from ..traces.schema import Trajectory
 from .schema import Item
 from .templates import option_label
 

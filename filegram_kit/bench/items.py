@@ -37,8 +37,8 @@ from typing import Any
 
 import polars as pl
 
-from .. import atomic
 from ..llm.tasks import LETTERS
+from ..util import atomic
 from .schema import CHANNELS, FIELDS, SUB_TRACKS, TRACKS, Item
 
 SUFFIXES = (".parquet", ".jsonl", ".json")

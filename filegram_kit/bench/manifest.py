@@ -25,11 +25,14 @@ from collections import Counter
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..atomic import write_json
 from ..llm.tasks import PROMPT_VERSION, TASKS
+from ..util.atomic import write_json
 from .schema import FIELDS, Item
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 PACKAGE = Path(__file__).resolve().parents[1]
 SDKS = {"gemini": "google-genai", "cohere": "cohere", "openai_compat": "openai"}
@@ -44,14 +47,14 @@ def items_hash(items: list[Item]) -> str:
 
 
 RESULT_MODULES = ("filegram_kit.bench.harness", "filegram_kit.bench.controls", "filegram_kit.bench.generate")
-RECORD_ONLY = ("bench/manifest.py", "code_closure.py")  # describe a run, never change its rows
+RECORD_ONLY = ("bench/manifest.py", "util/code_closure.py")  # describe a run, never change its rows
 
 
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """sha256 (16 hex) of the code a result row depends on: the closure of the harness (every memory and
     backend it can name), the controls and the item generator, and the package data they read."""
-    from ..code_closure import closure, data_files, digest
+    from ..util.code_closure import closure, data_files, digest
 
     files = sorted({p for module in RESULT_MODULES for p in closure(module)
                     if p.relative_to(PACKAGE).as_posix() not in RECORD_ONLY})
@@ -146,7 +149,7 @@ def _stamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
-def write_manifest(out: Path, state: Any, facts: dict[str, Any], methods: list, backend: Any, run: dict[str, Any],
+def write_manifest(out: Path, state: Any, facts: dict[str, Any], methods: list, backend: Backend, run: dict[str, Any],
                    usage_before: dict, rows: list[dict[str, Any]]) -> Path:
     """Write out/manifest.json for the current state of a run (called at its start and its end)."""
     old = _read(out)

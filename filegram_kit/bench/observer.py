@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import evidence as ev
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 from .schema import Item
 
 # minimum evidence margins for an item to count as supported (the generator's redraw rule)

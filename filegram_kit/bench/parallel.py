@@ -27,12 +27,15 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..executors import terminate_workers, watch_parent
 from ..llm import get_backend
 from ..memory.base import MEMORIES, importable_memories
+from ..util.executors import terminate_workers, watch_parent
 from .inputs import TrajectoryStore
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 DRAIN_SECONDS = 30.0  # after every batch returned, how long rows still in the queue may take to arrive
 _WORKER: dict[str, Any] = {}
@@ -69,11 +72,11 @@ class SerialExecutor:
         pass
 
 
-def run_groups(groups: list, *, inputs: Any, backend: Any, tally: Any, workers: int,
+def run_groups(groups: list, *, inputs: Any, backend: Backend, tally: Any, workers: int,
                emit: Callable[[Any, Any, dict[str, Any]], None], ingests: Any = None) -> None:
     """Ingest up to 2*workers groups at a time, answer their items in the pool, hand each result to `emit`
     (called in this thread only). A group's memory is dropped when its last item is answered."""
-    from .harness import answer_item, ingest_group
+    from .groups import answer_item, ingest_group
 
     pool: Any = ThreadPoolExecutor(max_workers=workers) if workers > 1 else SerialExecutor()
     max_open = 2 * workers if workers > 1 else 1
@@ -124,10 +127,10 @@ def _start(rows: Any, corpus: str, backend_name: str, backend_params: dict[str, 
     _WORKER["blas_limits"] = one_blas_thread()
 
 
-def _answer_batch(groups: list, store: TrajectoryStore, backend: Any, run: dict[str, Any],
+def _answer_batch(groups: list, store: TrajectoryStore, backend: Backend, run: dict[str, Any],
                   put: Callable[[dict[str, Any]], None]) -> dict[str, dict[str, int]]:
     """Ingest and answer a batch of groups; each row goes to `put` as it is made; returns the usage spent."""
-    from .harness import SharedIngests, SharedInputs, answer_item, ingest_group, make_row, preload, tallied
+    from .groups import SharedIngests, SharedInputs, answer_item, ingest_group, make_row, preload, tallied
 
     before = json.loads(json.dumps(backend.usage.counts))
     preload(store, groups)
@@ -172,7 +175,7 @@ def run_on_executor(groups: list, *, executor: Any, corpus: str | Path, backend_
                     backend_params: dict[str, Any], run: dict[str, Any],
                     emit_row: Callable[[dict[str, Any]], None],
                     add_usage: Callable[[dict[str, dict[str, int]]], None]) -> None:
-    """The batches (as `run_in_processes` makes them) as units on `executor` (filegram_kit.executors); each
+    """The batches (as `run_in_processes` makes them) as units on `executor` (filegram_kit.util.executors); each
     finished batch's rows are emitted here, in this process."""
     params_json, memories_json = json.dumps(backend_params, sort_keys=True), json.dumps(importable_memories())
     calls = [(batch, str(corpus), backend_name, params_json, memories_json, run)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..schema import DIMENSION_CODES
-from .facts import CorpusFacts
+from ..traces.schema import DIMENSION_CODES
+from .ground_truth import CorpusFacts
 from .schema import Item
 
 # dimension -> tier -> what a person of that tier does (third person, no subject)

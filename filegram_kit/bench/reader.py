@@ -17,17 +17,20 @@ A reply that does not parse is an error of category "parse" and scores 0, never 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..llm.tasks import LETTERS, LikertScore, ParseError
 from ..memory.base import Context
-from ..schema import ATTRIBUTES, Tier
+from ..traces.schema import ATTRIBUTES, Tier
+from ..util.seeds import stable_seed
 from .schema import Item
 from .visual_judge import judge_prediction
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 OPEN_ANSWER_WORDS = 60
 PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent detail",
@@ -57,7 +60,7 @@ def likert_to_100(score: int) -> float:
     return (score - 1) * 25.0
 
 
-def answer(item: Item, context: Context, *, backend: Any) -> Answer:
+def answer(item: Item, context: Context, *, backend: Backend) -> Answer:
     """The reader's answer to one item from the context text alone, scored against the item's truth."""
     try:
         if item.is_mcq:
@@ -113,7 +116,7 @@ def presentation_order(item: Item) -> list[int]:
     A reader breaks ties (an offline reader with no evidence) or leans (an LLM's position bias) towards some
     position; shown in an order drawn per item, that lean lands on each original position equally often,
     so a reader that learnt nothing from the context scores chance in every sub-task, whatever the key's letter."""
-    seed = int.from_bytes(hashlib.sha256(f"presentation|{item.question_id}".encode()).digest()[:8], "big")
+    seed = stable_seed(f"presentation|{item.question_id}")
     return [int(k) for k in np.random.default_rng(seed).permutation(len(item.choices))]
 
 
@@ -131,7 +134,7 @@ def reference_value(item: Item) -> tuple[str, str] | None:
     return attribute, item.correct.split(":", 1)[-1].strip()
 
 
-def judge_open(item: Item, text: str, *, backend: Any) -> LikertScore:
+def judge_open(item: Item, text: str, *, backend: Backend) -> LikertScore:
     """The 1-5 judgement of a free-form answer: the attribute-value judge, else the generic Likert rubric."""
     target = reference_value(item)
     if target is None:

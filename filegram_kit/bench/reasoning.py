@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..schema import DIMENSION_CODES
+from ..traces.schema import DIMENSION_CODES
 from . import evidence as ev
 from . import templates as tpl
 from .drafts import Draft, input_order
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 from .observer import MIN_LOG_ODDS
 from .understanding import grid_options, grid_weights
 

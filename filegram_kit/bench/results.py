@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from ..atomic import write_text
+from ..util.atomic import write_text
 
 SYNC_EVERY = 50  # rows between fsyncs of results.jsonl
 KEY = ("method", "params_hash", "backend", "model", "question_id", "seed")

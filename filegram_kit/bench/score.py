@@ -60,7 +60,7 @@ def _paper_rows() -> pl.DataFrame:
 PAPER_TABLE3 = _paper_rows()
 
 
-def _points(results: pl.DataFrame) -> pl.DataFrame:
+def row_points(results: pl.DataFrame) -> pl.DataFrame:
     """Per row: 0-100 points (MCQ score x 100, free-form rescaled Likert as is; no score = 0)."""
     mcq = pl.coalesce(pl.col("mcq"), ~pl.col("sub_track").is_in(FREE_FORM))
     score = pl.col("score").cast(pl.Float64).fill_null(0.0)
@@ -97,7 +97,7 @@ def table3(results: pl.DataFrame) -> pl.DataFrame:
     keys = ["method", "params_hash", "backend", "model"]
     if results.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
-    frame = _points(results)
+    frame = row_points(results)
     aggs = [pl.len().alias("n"), pl.col("error").is_not_null().sum().alias("errors"),
             pl.col("context_tokens").cast(pl.Float64).mean().alias("Tok Out")]
     aggs += [pl.col("points").filter(pl.col("sub_track") == sub).mean().alias(col) for sub, col in SUB_TASKS.items()]

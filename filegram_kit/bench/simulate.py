@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.policy import EXPRESSION, NEUTRAL
-from ..profiles import load_profiles, perturbation_schedule
-from ..schema import DIMENSION_CODES
-from ..tasks import load_tasks
-from .facts import CorpusFacts, Expression, Shift
+from ..traces.profiles import load_profiles, perturbation_schedule
+from ..traces.schema import DIMENSION_CODES
+from ..traces.tasks import load_tasks
+from .ground_truth import CorpusFacts, Expression, Shift
 
 
 def simulated_facts(seed: int = 0, n_personas: int | None = None, *, schedule_seed: int = 0) -> CorpusFacts:

@@ -8,8 +8,8 @@ never carry tier letters.
 
 from __future__ import annotations
 
-from ..schema import ATTRIBUTES, DIMENSIONS
-from ..tasks import Task
+from ..traces.schema import ATTRIBUTES, DIMENSIONS
+from ..traces.tasks import Task
 
 WORDINGS = 3
 

@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..fingerprint import FEATURES, extended_features, fingerprint_frame
-from ..frames import events_frame
-from ..schema import DIMENSION_CODES
-from .facts import CorpusFacts, Expression
+from ..behaviour.fingerprint import FEATURES, extended_features, fingerprint_frame
+from ..traces.frames import events_frame
+from ..traces.schema import DIMENSION_CODES
+from .ground_truth import CorpusFacts, Expression
 from .inputs import TrajectoryStore
 
 NONE = "-"  # an attribute that did not fire in a session

@@ -21,12 +21,12 @@ from collections import Counter
 import numpy as np
 
 from ..engine.policy import OWN_ATTRIBUTE
-from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES
+from ..traces.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES
 from . import evidence as ev
 from . import templates as tpl
 from .design import design_weights, partner
 from .drafts import TIER_LETTERS, Draft, input_order, pick
-from .facts import CorpusFacts
+from .ground_truth import CorpusFacts
 
 SEMANTIC_ATTRIBUTES = frozenset({"tone", "output_structure", "documentation", "naming", "language", "role"})
 # attributes that are not a dimension's own name: asked about as attributes

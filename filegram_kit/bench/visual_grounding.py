@@ -6,7 +6,7 @@
 
 The paper gives the first half of a real participant's screen recording and asks for the subsequent
 file operations and behavioural patterns (free-form, 100 items). Ours are replays of engine
-sessions (multimodal/replay.py draws the file manager; a `filegram record` session works the same);
+sessions (multimodal/screen_replay.py draws the file manager; a `filegram record` session works the same);
 the item's input is the **captioned** first half: the video is read back by OCR into events
 (offline; a keyed backend could caption the frames instead) and written as a trajectory of its own in
 the visual setting's corpus, so a memory never sees the event log, only what the screen showed.
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from .. import atomic
-from ..executors import LocalExecutor
 from ..multimodal.parse import ocr
-from ..multimodal.replay import ROOT, gui_steps, read_status, record_replay, status_pngs
-from ..tasks import get_task
+from ..multimodal.screen_replay import ROOT, gui_steps, read_status, record_replay, status_pngs
+from ..traces.tasks import get_task
+from ..util import atomic
+from ..util.executors import LocalExecutor
 from .inputs import TrajectoryStore
 from .schema import Item
 from .visual_judge import judge_prediction, reference_answer
@@ -110,7 +110,7 @@ def _observation(action: str, target: str, time_ms: float):
         return None
 
 
-def _captioned_session(tid: str, captions: list, folder: Path, start_ms: float) -> tuple[Path, int]:
+def captioned_session(tid: str, captions: list, folder: Path, start_ms: float) -> tuple[Path, int]:
     """The captioned steps as one recorded session in folder/<tid>; (its folder, captions dropped)."""
     from ..record.translate import write_sessions
 
@@ -127,13 +127,13 @@ def _captioned_session(tid: str, captions: list, folder: Path, start_ms: float) 
     return dest, dropped
 
 
-VISUAL_SOURCES = ("multimodal/replay.py", "multimodal/parse.py", "bench/visual_grounding.py", "record/*.py",
-                  "media.py", "schema.py", "documents.py")
+VISUAL_SOURCES = ("multimodal/screen_replay.py", "multimodal/parse.py", "bench/visual_grounding.py", "record/*.py",
+                  "traces/media.py", "traces/schema.py", "traces/documents.py")
 
 
 def visual_code() -> str:
     """sha256 (16 hex) of the code that decides the visual setting: the replay, the captioner, the recorder."""
-    from ..code_closure import PACKAGE, digest
+    from ..util.code_closure import PACKAGE, digest
 
     return digest([p for pattern in VISUAL_SOURCES for p in PACKAGE.glob(pattern)])[:16]
 
@@ -206,7 +206,7 @@ def _replay_chunk(corpus: str, out: str, sessions: list[tuple[str, int]]) -> dic
         for tid, traj, steps, video, alignment, pngs in replays:
             captions = [read_status(next(texts)) for _ in pngs]
             start = min((e.timestamp for e in traj.events), default=0.0)
-            dest, dropped = _captioned_session(tid, captions, staging, start)
+            dest, dropped = captioned_session(tid, captions, staging, start)
             atomic.write_bytes(dest / "media" / "replay.mp4", video)
             atomic.write_json(dest / "media" / "replay.json", {"fps": 2, "frames": alignment, "captions": captions})
             dest.rename(signal / tid)

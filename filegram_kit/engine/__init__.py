@@ -6,7 +6,7 @@
 """
 
 from .corpus import BuildReport, CorpusError, build_corpus, generate_trajectory, plan_jobs, trajectory_id
-from .stats import PAPER_TABLE5, count_events, format_comparison, metadata_share, table5
+from .event_counts import PAPER_TABLE5, count_events, format_comparison, metadata_share, table5
 
 __all__ = [
     "BuildReport", "CorpusError", "PAPER_TABLE5", "build_corpus", "count_events", "format_comparison",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schema import Profile, Task
+from ..traces.schema import Profile, Task
 from . import work
 from .compose import Fact
 from .policy import Policy

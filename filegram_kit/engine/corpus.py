@@ -30,17 +30,18 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from .. import atomic
 from ..llm.base import Backend, get_backend
-from ..media import MediaStore
-from ..profiles import Perturbation, get_profile, load_profiles, perturbation_schedule, profiles_document
-from ..schema import Profile, Task
-from ..tasks import get_task, load_tasks
+from ..traces.profiles import Perturbation, get_profile, load_profiles, perturbation_schedule, profiles_document
+from ..traces.schema import Profile, Task
+from ..traces.tasks import get_task, load_tasks
+from ..util import atomic
+from ..util.seeds import stable_seed
 from ..workspace import ensure_template
 from .agent import OfflineAgent
 from .llm_agent import LLMAgent
 from .policy import effective_tiers, make_policy
-from .recorder import Recorder, SimClock
+from .recorder import Recorder
+from .sandbox import START_MS, sandboxed_run  # noqa: F401 (START_MS: public)
 from .style_packs import get_pack
 from .tools import ToolBox
 
@@ -48,12 +49,12 @@ ENGINE_VERSION = 1
 AGENTS = ("offline", "llm")
 _PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
-FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "documents.py", "media.py", "schema.py", "profiles.py",
-                       "tasks.py", "datafiles.py", "cjk.py", "data/*.json")
+FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "traces/documents.py", "traces/media.py",
+                       "traces/schema.py", "traces/profiles.py", "traces/tasks.py", "traces/datafiles.py",
+                       "util/cjk.py", "data/*.json")
 FINGERPRINT_EXCLUDED = ("data/calibration.json",  # fit on the engine's output (FileGramOS), not an input to it
-                        "engine/stats.py", "engine/realism.py")  # they read corpora, never write one
+                        "engine/event_counts.py", "engine/realism.py")  # they read corpora, never write one
 TRUTH_DIR = "truth"  # per-trajectory expression records, merged into expressed.json
-START_MS = 1_772_323_200_000.0  # 2026-03-01 00:00 UTC: simulated runs start within 60 days of it
 
 
 class CorpusError(RuntimeError):
@@ -70,21 +71,10 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _stable(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:8], "big")
-
-
 def trajectory_id(profile: Profile | str, task: Task | str) -> str:
     pid = profile.id if isinstance(profile, Profile) else profile
     tid = task.id if isinstance(task, Task) else task
     return f"{pid}_{tid}"
-
-
-def _write_events(directory: Path, events: list[dict], summary: dict, media: MediaStore) -> None:
-    if media.entries:
-        media.flush()
-    atomic.write_json(directory / "summary.json", summary)
-    atomic.write_json(directory / "events.json", events)
 
 
 def expression_record(tid: str, profile: Profile, task: Task, expression: dict[str, dict[str, str]],
@@ -112,41 +102,25 @@ def generate_trajectory(profile: Profile, task: Task, signal_dir: str | Path, *,
     """
     pack = _check_pack(style_pack, agent)
     tid = trajectory_id(profile, task)
-    rng = np.random.default_rng([seed, _stable(profile.id), _stable(task.id)])
+    rng = np.random.default_rng([seed, stable_seed(profile.id), stable_seed(task.id)])
     template = ensure_template(task, workspace_cache, seed=seed)
-    signal_dir = Path(signal_dir)
-    signal_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{tid}.", dir=signal_dir))
-    sandbox_parent = Path(tempfile.mkdtemp(prefix="filegram-sandbox-"))
-    try:
-        sandbox = sandbox_parent / tid
-        shutil.copytree(template, sandbox, ignore=shutil.ignore_patterns(".complete"))
-        clock = SimClock(START_MS + float(rng.integers(0, 60 * 86_400_000)))
-        media = MediaStore(staging / "media", clock=clock.now)
+    with sandboxed_run(tid, template, Path(signal_dir), rng) as run:
         model = (backend or get_backend("offline")) if agent == "llm" else None
-        recorder = Recorder(root=sandbox, trajectory_id=tid, profile_id=profile.id, clock=clock, rng=rng,
-                            media=media, **({"model_provider": model.name, "model_name": model.model} if model else {}))
-        tools = ToolBox(sandbox, recorder, clock, rng)
+        recorder = Recorder(root=run.sandbox, trajectory_id=tid, profile_id=profile.id, clock=run.clock, rng=rng,
+                            media=run.media,
+                            **({"model_provider": model.name, "model_name": model.model} if model else {}))
+        tools = ToolBox(run.sandbox, recorder, run.clock, rng)
         if model is None:
             policy = make_policy(profile, task, perturbation=perturbation, rng=rng)
-            summary = OfflineAgent(profile, task, policy, tools, recorder, clock, rng, pack=pack).run()
+            summary = OfflineAgent(profile, task, policy, tools, recorder, run.clock, rng, pack=pack).run()
             expressed = expression_record(tid, profile, task, policy.expression(), "policy")
         else:
-            summary = LLMAgent(profile, task, model, tools, recorder, clock, perturbation=perturbation).run()
+            summary = LLMAgent(profile, task, model, tools, recorder, run.clock, perturbation=perturbation).run()
             expressed = expression_record(tid, profile, task, _instructed(profile, perturbation), "instructed")
-        _write_events(staging, recorder.events, summary, media)
+        run.write(recorder.events, summary)
         if truth_dir is not None:  # before the trajectory lands: a landed trajectory always has its record
             atomic.write_json(Path(truth_dir) / f"{tid}.json", expressed)
-        final = signal_dir / tid
-        if final.exists():
-            shutil.rmtree(final)
-        staging.rename(final)
-        return final
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    finally:
-        shutil.rmtree(sandbox_parent, ignore_errors=True)
+    return Path(signal_dir) / tid
 
 
 @dataclass(frozen=True)
@@ -233,7 +207,7 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     `store`: convert what landed into the corpus' columnar event store (`filegram_kit.store`), which every
     reader then uses where it is current; a resumed build converts only the new trajectories.
     `executor`: where the trajectories are generated, "process" (default), "thread", "serial" or "ray" (at
-    `address`, a local Ray when None; filegram_kit.executors); each lands atomically, so a re-run unit is harmless.
+    `address`, a local Ray when None; filegram_kit.util.executors); each lands atomically, so a re-run unit is harmless.
     """
     _check_pack(style_pack, agent)
     params_json = json.dumps(backend_params or {}, sort_keys=True)
@@ -305,9 +279,9 @@ def _build_template(task: Task, cache: str, seed: int) -> str:
 
 def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable: bool | None,
                  executor: str = "process", address: str | None = None) -> None:
-    """fn(*args) for each args tuple on `executor` (filegram_kit.executors; serially with workers=1, easier to
+    """fn(*args) for each args tuple on `executor` (filegram_kit.util.executors; serially with workers=1, easier to
     debug)."""
-    from ..executors import get_executor
+    from ..util.executors import get_executor
 
     workers = max(1, min(workers or os.cpu_count() or 1, len(calls) or 1))
     runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,

@@ -15,8 +15,8 @@ import time
 from typing import Any
 
 from ..llm.base import Backend
-from ..profiles import Perturbation
-from ..schema import DIMENSIONS, Profile, Task
+from ..traces.profiles import Perturbation
+from ..traces.schema import DIMENSIONS, Profile, Task
 from .recorder import Recorder, SimClock
 from .tools import TOOL_SPECS, ToolBox
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ..schema import Tier
+from ..traces.schema import Tier
 from .style_packs import PACK_A, PACKS, StylePack
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..profiles import Perturbation
-from ..schema import DIMENSION_CODES, Profile, Task, Tier
+from ..traces.profiles import Perturbation
+from ..traces.schema import DIMENSION_CODES, Profile, Task, Tier
 
 EXPRESSION = {"full": 0.85, "partial": 0.5, "none": 0.12}
 NEUTRAL = {"A": Tier.L, "B": Tier.M, "C": Tier.M, "D": Tier.R, "E": Tier.R, "F": Tier.R}

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..profiles import load_profiles
-from ..schema import Profile
-from ..tasks import load_tasks
+from ..traces.profiles import load_profiles
+from ..traces.schema import Profile
+from ..traces.tasks import load_tasks
 
 # indicator -> (dimension, polars expression over one trajectory's cleaned events)
 _CONSUME = pl.col("event_type").is_in(["file_read", "file_browse", "file_search"]).sum().clip(1)

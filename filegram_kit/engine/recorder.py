@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..media import MediaStore, content_hash
-from ..schema import BACKUP_EXTENSIONS, TEMPORARY_EXTENSIONS
+from ..traces.media import MediaStore, content_hash
+from ..traces.schema import BACKUP_EXTENSIONS, TEMPORARY_EXTENSIONS
 
 VIRTUAL_HOME = "/home/agent/filegram/sandbox"
 CROSS_REFERENCE_WINDOW_MS = 30_000

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..documents import is_text_format, read_text
+from ..traces.documents import is_text_format, read_text
 from .recorder import Recorder, SimClock
 
 TOOL_NAMES = ("read", "write", "edit", "multiedit", "grep", "glob", "ls", "bash")

@@ -17,8 +17,8 @@ import re
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ..documents import is_text_format
-from ..schema import Tier
+from ..traces.documents import is_text_format
+from ..traces.schema import Tier
 from .charts import bar_chart_png
 from .compose import Fact, Style, compose_index, compose_report, data_csv, extract_fact, revise
 from .naming import file_name, folder_plan, slug_words

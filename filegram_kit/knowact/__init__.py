@@ -11,15 +11,13 @@ context alone, with memory and without (where it knows nothing it acts like a ty
 (act_reader.py, fit on the other personas' sessions) reads the nine runs together: the memory runs pass when
 they read as the user's tier and more of them read so one by one than of the zero-memory runs. The runs told
 the true tier measure the instrument's ceiling; failures of known habits are rerun with oracle evidence
-(oracle.py). After arXiv 2607.29433.
+(oracle.py). Its tables and the worked case: `report.knowact_views`. After arXiv 2607.29433.
 """
 
 from .case import act_context
 from .metrics import CATEGORIES, attribute, attribution_shares, paired_differences, rates
-from .report import format_report, instrument_table, pick_worked_case, summary_table, worked_case
 from .run import CASES, DEFAULT_METHODS, KnowActError, load_cases, run_knowact
 from .split import Split, plan_split
 
 __all__ = ["CASES", "CATEGORIES", "DEFAULT_METHODS", "KnowActError", "Split", "act_context", "attribute",
-           "attribution_shares", "format_report", "instrument_table", "load_cases", "paired_differences",
-           "pick_worked_case", "plan_split", "rates", "run_knowact", "summary_table", "worked_case"]
+           "attribution_shares", "load_cases", "paired_differences", "plan_split", "rates", "run_knowact"]

@@ -23,25 +23,26 @@ layout, and what the agent was given in `<key>/given.json`.
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import atomic
-from ..engine.corpus import START_MS, generate_trajectory, trajectory_id
-from ..engine.corpus import _stable as stable_seed  # seeded exactly as the engine seeds a run
+from ..engine.corpus import generate_trajectory, trajectory_id
 from ..engine.llm_agent import LLMAgent
 from ..engine.recorder import Recorder, SimClock
+from ..engine.sandbox import sandboxed_run
 from ..engine.tools import ToolBox
-from ..media import MediaStore
 from ..memory.filegramos.calibration import Reading
-from ..schema import DIMENSION_CODES, Profile, Task, Tier
+from ..traces.schema import DIMENSION_CODES, Profile, Task, Tier
+from ..util import atomic
+from ..util.seeds import stable_seed  # seeded exactly as the engine seeds a run
 from ..workspace import ensure_template
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 ACT_SEED_OFFSET = 7_000  # act runs never replay a corpus trajectory (corpus seeds are 0, 1, 2 ...)
 ACT_SEED_STRIDE = 16  # seed indices per KnowAct seed: run k of seed s draws OFFSET + STRIDE * s + k
@@ -105,49 +106,30 @@ def act_prompt(persona: Profile, context: str) -> str:
 class ActingLLMAgent(LLMAgent):
     """The engine's LLM agent, prompted with a memory context instead of a persona description."""
 
-    def __init__(self, persona: Profile, task: Task, context: str, backend: Any, tools: ToolBox,
+    def __init__(self, persona: Profile, task: Task, context: str, backend: Backend, tools: ToolBox,
                  recorder: Recorder, clock: SimClock):
         super().__init__(replace(persona, attributes={}), task, backend, tools, recorder, clock)
         self.messages[0] = {"role": "system", "content": act_prompt(persona, context)}
 
 
 def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, seed: int, workspaces: Path,
-             backend: Any) -> Path:
-    """One LLM act run in a fresh sandbox copy of the task's workspace, landed atomically."""
+             backend: Backend) -> Path:
+    """One LLM act run in a fresh sandbox copy of the task's workspace, landed atomically (as a corpus run)."""
     tid = trajectory_id(persona, task)
     rng = np.random.default_rng([seed, stable_seed(persona.id), stable_seed(task.id)])
     template = ensure_template(task, workspaces, seed=seed)
-    signal_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{tid}.", dir=signal_dir))
-    parent = Path(tempfile.mkdtemp(prefix="filegram-act-"))
-    try:
-        sandbox = parent / tid
-        shutil.copytree(template, sandbox, ignore=shutil.ignore_patterns(".complete"))
-        clock = SimClock(START_MS + float(rng.integers(0, 60 * 86_400_000)))
-        media = MediaStore(staging / "media", clock=clock.now)
-        recorder = Recorder(root=sandbox, trajectory_id=tid, profile_id=persona.id, clock=clock, rng=rng,
-                            media=media, model_provider=backend.name, model_name=backend.model)
-        summary = ActingLLMAgent(persona, task, context, backend, ToolBox(sandbox, recorder, clock, rng),
-                                 recorder, clock).run()
-        if media.entries:
-            media.flush()
-        atomic.write_json(staging / "summary.json", summary)
-        atomic.write_json(staging / "events.json", recorder.events)
-        final = signal_dir / tid
-        if final.exists():
-            shutil.rmtree(final)
-        staging.rename(final)
-        return final
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    finally:
-        shutil.rmtree(parent, ignore_errors=True)
+    with sandboxed_run(tid, template, signal_dir, rng, prefix="filegram-act-") as run:
+        recorder = Recorder(root=run.sandbox, trajectory_id=tid, profile_id=persona.id, clock=run.clock, rng=rng,
+                            media=run.media, model_provider=backend.name, model_name=backend.model)
+        summary = ActingLLMAgent(persona, task, context, backend, ToolBox(run.sandbox, recorder, run.clock, rng),
+                                 recorder, run.clock).run()
+        run.write(recorder.events, summary)
+    return signal_dir / tid
 
 
 def act(persona: Profile, task: Task, root: Path, k: int, *, seed: int, workspaces: Path, agent: str = "offline",
         tiers: Mapping[str, str | None] | None = None, prior: Prior | None = None, context: str = "",
-        backend: Any = None) -> Path:
+        backend: Backend | None = None) -> Path:
     """Run (or find, when it already landed) act run `k` of `task` under `root` (the given tiers' or context's
     folder); returns its trajectory folder. agent="offline" needs `tiers` (from `infer_preferences`) and the
     `prior` of unknown dimensions; agent="llm" needs `context` and a `backend`."""

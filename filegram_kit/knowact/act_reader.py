@@ -35,13 +35,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..bench.facts import CorpusFacts
-from ..cleaning import clean
-from ..fingerprint import FEATURES, extended_features, fingerprint_frame
-from ..frames import events_frame
+from ..behaviour.fingerprint import FEATURES, extended_features, fingerprint_frame
+from ..bench.ground_truth import CorpusFacts
 from ..memory.filegramos.calibration import Reading, dimension_features
-from ..schema import DIMENSION_CODES
-from ..traces import load_trajectories
+from ..traces.cleaning import clean
+from ..traces.frames import events_frame
+from ..traces.load import load_trajectories
+from ..traces.schema import DIMENSION_CODES
 
 TIERS = ("L", "M", "R")
 GROUPS = 30  # training groups drawn per training persona and dimension

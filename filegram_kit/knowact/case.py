@@ -15,21 +15,21 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from .. import atomic
-from ..bench.facts import CorpusFacts, corpus_facts
+from ..behaviour.fingerprint import FEATURES, fingerprints
+from ..bench.ground_truth import CorpusFacts, corpus_facts
 from ..bench.inputs import TrajectoryStore
 from ..bench.trace_observer import session_features
 from ..engine.policy import NEUTRAL
-from ..fingerprint import FEATURES, fingerprints
 from ..llm.tasks import ParseError
 from ..memory.base import get_memory
 from ..memory.filegramos.calibration import Calibration, load_calibration
-from ..schema import DIMENSION_CODES, Task
-from ..tokens import estimate_tokens
+from ..traces.schema import DIMENSION_CODES, Task
+from ..util import atomic
+from ..util.tokens import estimate_tokens
 from . import act as acting
 from .act_reader import ActReader, fit_act_reader, run_features
 from .know import free_know_items, know_items, know_test
@@ -37,6 +37,9 @@ from .metrics import attribute
 from .oracle import oracle_evidence, oracle_sessions
 from .preferences import infer_preferences, stated_preference
 from .split import ACT_RUNS, Split, plan_split
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 
 def persona_split(facts: CorpusFacts, pid: str, seed: int) -> Split:
@@ -49,7 +52,7 @@ class UnitState:
     corpus: Path
     facts: CorpusFacts
     store: TrajectoryStore
-    backend: Any
+    backend: Backend
     calibration: Calibration
     features: pl.DataFrame  # every corpus session's trace features: what the Act reader is fit on
 
@@ -249,7 +252,7 @@ def persona_rows(state: UnitState, out: Path, pid: str, methods: tuple[str, ...]
         atomic.write_json(out / "units" / pid / f"{method}.json", rows)
 
 
-def act_context(corpus: str | Path, case: dict[str, Any], *, backend: Any = None) -> str:
+def act_context(corpus: str | Path, case: dict[str, Any], *, backend: Backend | None = None) -> str:
     """The context a case's memory runs on its first act task (`act_task`) acted on, recomputed (ingest and
     retrieval are deterministic offline)."""
     from ..llm import get_backend

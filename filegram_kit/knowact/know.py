@@ -16,8 +16,7 @@ scores near 0, not 1/3.
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,7 +26,11 @@ from ..bench.schema import Item
 from ..bench.understanding import ATTRIBUTE_ITEMS
 from ..engine.policy import OWN_ATTRIBUTE
 from ..llm.tasks import LETTERS
-from ..schema import ATTRIBUTES, DIMENSION_CODES, Profile
+from ..traces.schema import ATTRIBUTES, DIMENSION_CODES, Profile
+from ..util.seeds import stable_seed
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 TIERS = ("L", "M", "R")
 KNOW_QUESTION = "From what you remember about this user, which description best fits how the user {aspect}?"
@@ -47,8 +50,7 @@ def _item(qid: str, persona: Profile, question: str, options: dict[str, str], ke
 
 def know_items(persona: Profile, *, seed: int = 0) -> list[Item]:
     """The persona's Know questions: six dimension questions, then the attributes under each."""
-    salt = int.from_bytes(hashlib.sha256(f"knowact-know\x1f{persona.id}".encode()).digest()[:8], "big")
-    rng = np.random.default_rng([seed, salt])
+    rng = np.random.default_rng([seed, stable_seed("knowact-know", persona.id)])
     items = []
     for d in DIMENSION_CODES:
         w = int(rng.integers(tpl.WORDINGS))
@@ -86,7 +88,7 @@ def free_know_items(persona: Profile) -> list[Item]:
     return items
 
 
-def know_test(memory: Any, items: list[Item], *, backend: Any) -> list[dict[str, Any]]:
+def know_test(memory: Any, items: list[Item], *, backend: Backend) -> list[dict[str, Any]]:
     """One outcome per item: retrieve with the question, answer with the shared reader (a free-form answer
     passes at 4 or 5 of 5 from the value judge; `likert` keeps its score)."""
     out = []

@@ -10,11 +10,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..bench.facts import CorpusFacts
+from ..bench.ground_truth import CorpusFacts
 from ..memory.base import get_memory
 from .split import RANK, Split
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 ORACLE_SESSIONS = 3
 
@@ -32,7 +35,7 @@ def oracle_sessions(facts: CorpusFacts, split: Split, dimension: str, k: int = O
     return sorted(tids, key=visibility)[:k]
 
 
-def oracle_evidence(method: str, params: dict[str, Any], trajs: list[Any], *, backend: Any) -> str:
+def oracle_evidence(method: str, params: dict[str, Any], trajs: list[Any], *, backend: Backend) -> str:
     """What `method` stores about these sessions alone, as text (its own serialisation, no retrieval)."""
     memory = get_memory(method, **params).ingest(trajs, backend=backend)
     return memory.memory_text()

@@ -19,12 +19,15 @@ never the persona's own tier, which the caller does not have (`act.py` passes on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..bench.templates import ASPECT, BEHAVIOUR
 from ..llm.prompting import PromptBackend
 from ..llm.tasks import ParseError, parse_json
-from ..schema import DIMENSION_CODES, DIMENSIONS
+from ..traces.schema import DIMENSION_CODES, DIMENSIONS
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 TIERS = ("L", "M", "R")
 UNKNOWN_MARGIN = 0.05  # relative lead the reader's best tier needs over the runner-up
@@ -47,7 +50,7 @@ def _aspects() -> str:
                      for d in DIMENSION_CODES)
 
 
-def _reader_tier(dimension: str, context: str, backend: Any) -> str | None:
+def _reader_tier(dimension: str, context: str, backend: Backend) -> str | None:
     choices = [tier_text(dimension, t) for t in TIERS]
     answer = backend.answer_mcq(READER_QUESTION.format(aspect=ASPECT[dimension]), choices, context)
     scores = sorted(answer.scores or (), reverse=True)
@@ -56,7 +59,7 @@ def _reader_tier(dimension: str, context: str, backend: Any) -> str | None:
     return TIERS[answer.index]
 
 
-def _model_tiers(context: str, backend: Any) -> dict[str, str | None]:
+def _model_tiers(context: str, backend: Backend) -> dict[str, str | None]:
     question = PREFERENCE_PROMPT.format(version=PREFERENCE_VERSION, aspects=_aspects())
     reply = backend.answer_open(question, context, max_words=80)
     data = parse_json("infer_preferences", reply)
@@ -69,7 +72,7 @@ def _model_tiers(context: str, backend: Any) -> dict[str, str | None]:
     return out
 
 
-def infer_preferences(context: str, *, backend: Any) -> dict[str, str | None]:
+def infer_preferences(context: str, *, backend: Backend) -> dict[str, str | None]:
     """Dimension -> "L" | "M" | "R" | None (unknown) from the context text alone."""
     if not context.strip():
         return dict.fromkeys(DIMENSION_CODES)

@@ -32,10 +32,10 @@ from typing import Any
 import polars as pl
 from tqdm.auto import tqdm
 
-from .. import atomic
 from ..bench.items import PARQUET_OPTIONS
 from ..bench.manifest import corpus_info
-from ..schema import Profile
+from ..traces.schema import Profile
+from ..util import atomic
 from .case import persona_rows, persona_split
 
 VERSION = 2  # 2: several act tasks and seeds per dimension, read together (act_reader.py)
@@ -77,10 +77,10 @@ def _state(corpus: str, backend: str, params_json: str):
 
 def _run_units(calls: list[tuple], workers: int, progress: bool | None, executor: str = "process",
                address: str | None = None) -> None:
-    """Every persona unit on `executor` (filegram_kit.executors: spawned processes by default, never forked:
+    """Every persona unit on `executor` (filegram_kit.util.executors: spawned processes by default, never forked:
     polars and the offline backend's threads do not survive a fork). A unit writes its files atomically, so a
     unit Ray runs again after a lost worker leaves the same files."""
-    from ..executors import get_executor
+    from ..util.executors import get_executor
 
     runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,
                           address=address)
@@ -113,10 +113,10 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it.
 
     `executor` / `address`: where the persona units run ("process", "thread", "serial" or "ray")."""
-    from ..bench.facts import corpus_facts
+    from ..bench.ground_truth import corpus_facts
     from ..llm import get_backend
     from ..memory.base import MEMORIES
-    from ..plugins import is_reference
+    from ..util.plugins import is_reference
     from .act import AGENTS
 
     if agent not in AGENTS:

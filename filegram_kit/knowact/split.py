@@ -25,14 +25,14 @@ Per persona, seeded by (seed, persona id):
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..schema import DIMENSION_CODES, Task
+from ..traces.schema import DIMENSION_CODES, Task
+from ..util.seeds import stable_seed
 
 ACT_TASKS = 3  # held-out tasks per dimension
 ACT_RUNS = 9  # act runs per dimension and condition (tasks x seeds): what the Act reader reads together
@@ -40,10 +40,6 @@ LEVELS = ("full", "partial", "none")  # strongest first
 RANK = {level: i for i, level in enumerate(reversed(LEVELS))}  # none 0, partial 1, full 2
 DESIGNED = ("C", "D", "E")  # the dimensions with enough partial / non-activating tasks to starve
 MIN_INGEST = 8
-
-
-def _stable(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:8], "big")
 
 
 @dataclass(frozen=True)
@@ -104,7 +100,7 @@ def _meets(levels: Mapping[str, str], target: Mapping[str, str]) -> bool:
 def plan_split(persona: str, tasks: Sequence[Task], *, seed: int = 0) -> Split:
     """The split of one persona (see the module docstring); same seed and persona, same split."""
     by_id = {t.id: t for t in tasks}
-    rng = np.random.default_rng([seed, _stable("knowact-split", persona)])
+    rng = np.random.default_rng([seed, stable_seed("knowact-split", persona)])
     act = _act_tasks(persona, tasks, rng)
     held_out = {t for ids in act.values() for t in ids}
     rest = [t.id for t in tasks if t.id not in held_out]

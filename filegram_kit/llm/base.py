@@ -83,7 +83,7 @@ class CallCost:
 
     calls counts every typed call, cached or not (a rerun costs the same calls, the cache only makes
     them free); input/output_tokens are what the provider reported (0 offline); est_* are the
-    4-characters-per-token estimate (`filegram_kit.tokens`) of each call's prompt and reply, the same
+    4-characters-per-token estimate (`filegram_kit.util.tokens`) of each call's prompt and reply, the same
     for every backend, so offline runs show what an LLM backend would be sent."""
 
     calls: int = 0
@@ -302,8 +302,8 @@ class Backend(MemoryTaskMethods):
 def estimated_tokens(task: str, inputs: Mapping[str, Any], params: Mapping[str, Any], value: Any) -> tuple[int, int]:
     """(prompt, reply) tokens of one call by the 4-characters estimate: embeddings count their texts, agent
     steps their messages, other tasks their rendered template and the reply's text or JSON."""
-    from ..tokens import estimate_tokens
-    from .prompting import _prompt_fields
+    from ..util.tokens import estimate_tokens
+    from .template_fields import template_fields
 
     if task == "embed":
         return sum(estimate_tokens(t) for t in inputs["texts"]), 0
@@ -312,7 +312,7 @@ def estimated_tokens(task: str, inputs: Mapping[str, Any], params: Mapping[str, 
     if task == "agent_step":
         prompt = json.dumps(inputs["messages"], ensure_ascii=False) + json.dumps(inputs["tools"], ensure_ascii=False)
     else:
-        prompt = TASKS[task].render(**_prompt_fields(task, dict(inputs), dict(params)))
+        prompt = TASKS[task].render(**template_fields(task, dict(inputs), dict(params)))
     reply = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return estimate_tokens(prompt), estimate_tokens(reply)
 
@@ -341,7 +341,7 @@ def get_backend(name: str = "offline", **params: Any) -> Backend:
     Backends that cost money answer through the default response cache (data/cache, mode from
     FILEGRAM_CACHE_MODE) unless `cache=` is given (None: no cache), so a rerun makes zero calls.
     """
-    from ..plugins import is_reference, load_class
+    from ..util.plugins import is_reference, load_class
 
     if name not in BACKENDS and is_reference(name):  # your own class: local code, no response cache unless given
         return load_class(name, kind="backend", base=Backend)(**params)

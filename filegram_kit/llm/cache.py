@@ -37,14 +37,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..atomic import write_json
-from ..locks import exclusive
+from ..util.atomic import write_json
+from ..util.locks import exclusive
+from ..util.paths import ENV_DIR, cache_dir  # noqa: F401 (cache_dir: public here too)
 
 MODES = ("use", "replay", "refresh", "off")
-ENV_DIR = "FILEGRAM_CACHE"
 ENV_MODE = "FILEGRAM_CACHE_MODE"
 _KEY = re.compile(r"[0-9a-f]{64}")
-_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 # --- keys ------------------------------------------------------------------------------------------------------------
@@ -305,17 +304,6 @@ def _rmdir_if_empty(folder: Path) -> None:
 
 
 # --- defaults --------------------------------------------------------------------------------------------------------
-
-
-def _project_root() -> Path:
-    """The checkout this package lives in (editable install), else the working directory (as report/corpus_source)."""
-    root = _PACKAGE.parent
-    return root if (root / "pyproject.toml").is_file() else Path.cwd()
-
-
-def cache_dir() -> Path:
-    """$FILEGRAM_CACHE, else data/cache under the project root."""
-    return Path(os.environ[ENV_DIR]) if os.environ.get(ENV_DIR) else _project_root() / "data" / "cache"
 
 
 def default_cache(mode: str | None = None) -> ResponseCache:

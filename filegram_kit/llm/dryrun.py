@@ -2,7 +2,7 @@
 
 `DryRunBackend("gemini")` answers every typed task with the offline algorithms (so the pipeline
 runs end to end) while it renders the prompt the real backend would receive and counts its tokens
-(`filegram_kit.tokens.estimate_tokens`; the offline answer's length stands in for the reply). The usage
+(`filegram_kit.util.tokens.estimate_tokens`; the offline answer's length stands in for the reply). The usage
 meter then holds calls and estimated tokens per phase, and `cost()` prices them with the target
 model's entry in the price table (`filegram.toml` [prices] or the defaults in `llm/config.py`).
 Cache hits of a real run cost nothing, so a dry run is an upper bound for a warm cache.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tokens import estimate_tokens
+from ..util.tokens import estimate_tokens
 from .base import Backend, Computed, estimated_tokens, get_backend
 from .config import backend_settings, price_for
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..documents import text_of_bytes
+from ..traces.documents import text_of_bytes
 from . import algorithms as alg
 from .algorithms.embedders import check_embedder
 from .base import Backend, Computed

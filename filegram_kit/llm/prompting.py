@@ -9,19 +9,15 @@ parsing, what each task's cached value looks like) lives here once.
 from __future__ import annotations
 
 import base64
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from .base import Backend, Computed
 from .memory_tasks import MEMORY_TASKS
 from .memory_tasks import decode as decode_memory
-from .memory_tasks import prompt_fields as memory_fields
 from .tasks import (
     TASKS,
     ToolCall,
-    attribute_values,
-    options_text,
     parse_anomaly,
     parse_boundaries,
     parse_choice,
@@ -29,8 +25,8 @@ from .tasks import (
     parse_json,
     parse_likert,
     parse_narrative,
-    rubric_text,
 )
+from .template_fields import template_fields
 
 
 @dataclass(frozen=True)
@@ -68,28 +64,8 @@ class PromptBackend(Backend):
             calls = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in reply.tool_calls]
             return Computed({"text": reply.text, "tool_calls": calls}, reply.input_tokens, reply.output_tokens)
         spec = TASKS[task]
-        reply = self._complete(spec.render(**_prompt_fields(task, inputs, params)), json_mode=spec.output == "json")
+        reply = self._complete(spec.render(**template_fields(task, inputs, params)), json_mode=spec.output == "json")
         return Computed(_decode(task, reply.text, inputs), reply.input_tokens, reply.output_tokens)
-
-
-def _prompt_fields(task: str, inputs: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-    """What a task's template is filled with (lists and maps rendered as readable text)."""
-    if task in MEMORY_TASKS:
-        return memory_fields(task, inputs, params)
-    fields = {**inputs, **params}
-    if task == "answer_mcq":
-        fields["options"] = options_text(inputs["choices"])
-    elif task in ("segment_episodes", "narrate_episode"):
-        fields["items"] = "\n".join(f"{i}. {item}" for i, item in enumerate(inputs["items"]))
-    elif task == "judge_likert":
-        fields["rubric"] = rubric_text({int(k): v for k, v in inputs["rubric"].items()} or None)
-    elif task == "judge_attribute":
-        fields["label"] = inputs["attribute"].replace("_", " ")
-        fields["values"] = attribute_values(inputs["attribute"])
-    elif task == "judge_anomaly":
-        for key in ("deviation", "task_shift"):
-            fields[key] = json.dumps(inputs[key], sort_keys=True) if inputs[key] else "(none)"
-    return fields
 
 
 def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:

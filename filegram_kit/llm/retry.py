@@ -54,7 +54,7 @@ def call_with_retries(fn: Callable[[], T], *, what: str, key_hint: str = "", ret
                       sleep: Callable[[float], None] = time.sleep) -> T:
     """fn() with up to `retries` retries of transient failures; raises ProviderError / AuthError. Every attempt
     first waits for its slot of the shared request rate (FILEGRAM_RPM, `ratelimit.shared_limiter`)."""
-    from .ratelimit import shared_limiter
+    from ..util.ratelimit import shared_limiter
 
     jitter, limiter = random.Random(seed), shared_limiter()
     for attempt in range(retries + 1):

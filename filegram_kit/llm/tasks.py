@@ -153,7 +153,7 @@ DEFAULT_RUBRIC = {5: "same content, nothing wrong", 4: "mostly the same, a minor
 
 def attribute_values(attribute: str) -> str:
     """A behavioural attribute's Table 8 values in tier order, 'Sequential deep | Search-first | Breadth-first'."""
-    from ..schema import ATTRIBUTES
+    from ..traces.schema import ATTRIBUTES
 
     if attribute not in ATTRIBUTES or not ATTRIBUTES[attribute].tiers:
         raise ValueError(f"{attribute!r} is not a behavioural attribute (schema.BEHAVIORAL_ATTRIBUTES)")

@@ -20,10 +20,13 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..schema import Profile, Trajectory
-from ..tokens import estimate_tokens
+from ..traces.schema import Profile, Trajectory
+from ..util.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 # keys that would tell a memory the answer: persona tiers, attribute values, perturbation tags
 GROUND_TRUTH_KEYS = frozenset({
@@ -91,10 +94,10 @@ class MemorySystem:
         shown = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
         return f"{type(self).__name__}({shown})"
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> MemorySystem:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> MemorySystem:
         raise NotImplementedError
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         raise NotImplementedError
 
     def memory_text(self) -> str:
@@ -222,7 +225,7 @@ def importable_memories() -> dict[str, str]:
 
 def memory_class(name: str) -> type:
     """The class behind a registered name or a `module:Class` / `file.py:Class` reference (plugins.py)."""
-    from ..plugins import is_reference, load_class
+    from ..util.plugins import is_reference, load_class
 
     target = MEMORIES.get(name)
     if isinstance(target, type):

@@ -12,12 +12,15 @@ says how many characters and sessions were left out. The same text is returned f
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .serialize import SESSION_SEPARATOR, Session, check_content_chars, prepare, serialize_sessions
 from .stages import metered_ingest
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 FULL_CONTEXT_CHARS = 160_000  # the release's cut (~40K estimated tokens)
 
@@ -27,13 +30,13 @@ class NoContext(MemorySystem):
 
     name = "no_context"
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> NoContext:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> NoContext:
         with metered_ingest(self, backend):
             self.user_, _ = prepare(trajs)
         self.ingested_ = True
         return self
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         return Context("")
 
@@ -75,7 +78,7 @@ class FullContext(MemorySystem):
         self.max_chars, self.max_content_chars = max_chars, check_content_chars(max_content_chars)
         super().__init__(max_chars=max_chars, max_content_chars=self.max_content_chars)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> FullContext:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> FullContext:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             sessions = serialize_sessions(cleaned, max_content_chars=self.max_content_chars)
@@ -84,7 +87,7 @@ class FullContext(MemorySystem):
         self.ingested_ = True
         return self
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         return Context(self.text_, tuple(self.sources_), {"sessions": self.text_} if self.text_ else {})
 

@@ -13,13 +13,16 @@ is computed once per process (stages.py) however many memories include the sessi
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .records import Record, check_positive, session_actions
 from .serialize import check_content_chars, header, prepare, session_name
 from .stages import metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 MIN_WORDS, MAX_WORDS = 200, 400  # the release's prompt
 
@@ -38,7 +41,7 @@ class EagerSummary(MemorySystem):
         self.max_content_chars = check_content_chars(max_content_chars)
         super().__init__(min_words=min_words, max_words=max_words, max_content_chars=self.max_content_chars)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> EagerSummary:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> EagerSummary:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             sessions = session_actions(cleaned, max_content_chars=self.max_content_chars)
@@ -46,14 +49,14 @@ class EagerSummary(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _summary(self, session: Any, backend: Any) -> Record:
+    def _summary(self, session: Any, backend: Backend) -> Record:
         text = "\n".join([header(session.label), *session.texts])
         summary = session_stage("eager_summary", session.trajectory, backend, {**self.params(), "label": session.label},
                                 lambda: backend.summarize_session(text, min_words=self.min_words,
                                                                   max_words=self.max_words))
         return Record(summary, session.event_ids, session=session.label)
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         blocks = {f"{session_name(r.session)} summary": r.text for r in self.summaries_}
         return Context.from_blocks(blocks, [e for r in self.summaries_ for e in r.sources])

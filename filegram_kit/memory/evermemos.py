@@ -23,17 +23,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..llm.algorithms.text import content_terms
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents
 from .records import attempt, check_positive, cite, overlap, session_actions
 from .serialize import prepare
 from .stages import in_session, metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 TRAIT_PARTS = (("consumption", "production", "organisation", "iteration"),
                ("work rhythm/curation", "cross-modal", "naming", "versioning"))
@@ -74,7 +77,7 @@ class EverMemOS(MemorySystem):
         super().__init__(check_every=check_every, force_at=force_at, min_confidence=self.min_confidence,
                          cluster_cosine=self.cluster_cosine, merge_overlap=self.merge_overlap)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> EverMemOS:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> EverMemOS:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.parse_failures_ = 0
@@ -85,7 +88,7 @@ class EverMemOS(MemorySystem):
         return self
 
     # -- per session -------------------------------------------------------------------------------------
-    def spans(self, texts: list[str], backend: Any) -> list[tuple[int, int, bool]]:
+    def spans(self, texts: list[str], backend: Backend) -> list[tuple[int, int, bool]]:
         """Stage 0: (start, end, forced) of each MemCell of one session."""
         spans, start = [], 0
         for k in range(self.check_every, len(texts), self.check_every):
@@ -106,7 +109,7 @@ class EverMemOS(MemorySystem):
             spans.append((start, len(texts), len(texts) - start == self.force_at))
         return spans
 
-    def _session_cells(self, session: Any, backend: Any) -> list[MemCell]:
+    def _session_cells(self, session: Any, backend: Backend) -> list[MemCell]:
         def compute() -> list[MemCell]:
             texts, out = list(session.texts), []
             for start, end, forced in self.spans(texts, backend):
@@ -126,7 +129,7 @@ class EverMemOS(MemorySystem):
                                         memory=self), session.label)
 
     # -- per memory --------------------------------------------------------------------------------------
-    def _cluster(self, backend: Any) -> list[list[int]]:
+    def _cluster(self, backend: Backend) -> list[list[int]]:
         """Stage 2: cells grouped by incremental centroids (cosine >= cluster_cosine)."""
         vectors = embed_documents(backend, [f"{c.title}. {c.narrative}" for c in self.cells_])
         clusters: list[list[int]] = []
@@ -176,7 +179,7 @@ class EverMemOS(MemorySystem):
         return Context.from_blocks({"Episodes": episodes, "Behavioural patterns": patterns,
                                     "Contradictions resolved": conflicts}, sources)
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         return self._context()
 

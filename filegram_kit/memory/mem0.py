@@ -23,17 +23,20 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..llm.algorithms.observe import parse_action
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents, nearest
 from .records import attempt, check_positive, session_actions, windows
 from .serialize import prepare
 from .stages import metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 USER_VERBS = ("read", "search", "browse")  # the rest are the assistant's messages
 MESSAGE_CHARS = 1_000  # the release cuts written content to this in each message
@@ -69,7 +72,7 @@ class Mem0(MemorySystem):
         super().__init__(batch=batch, neighbours=neighbours, search_limit=search_limit, min_score=min_score)
 
     # -- ingest ------------------------------------------------------------------------------------------
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> Mem0:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> Mem0:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.memories_: dict[str, Fact] = {}
@@ -85,7 +88,7 @@ class Mem0(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _extract(self, session: Any, backend: Any) -> list[list[str]]:
+    def _extract(self, session: Any, backend: Backend) -> list[list[str]]:
         """The facts of each batch of the session (a session's batches depend on it alone: computed once)."""
         def compute() -> list[list[str]]:
             return [attempt(self, lambda s=s, e=e: backend.extract_user_facts(
@@ -93,7 +96,7 @@ class Mem0(MemorySystem):
         return session_stage("mem0.facts", session.trajectory, backend, {"batch": self.batch}, compute,
                              memory=self)
 
-    def _add(self, facts: list[str], sources: tuple[str, ...], session: str, backend: Any) -> None:
+    def _add(self, facts: list[str], sources: tuple[str, ...], session: str, backend: Backend) -> None:
         if not facts:
             return
         vectors = embed_documents(backend, facts)
@@ -110,7 +113,7 @@ class Mem0(MemorySystem):
             self._apply(event, shown, by_text, sources, session, backend)
 
     def _apply(self, event: dict, shown: list[str], vectors: dict[str, np.ndarray], sources: tuple[str, ...],
-               session: str, backend: Any) -> None:
+               session: str, backend: Backend) -> None:
         kind, text = event["event"], str(event.get("text", "")).strip()
         real = shown[int(event["id"])] if str(event["id"]).isdigit() and int(event["id"]) < len(shown) else None
         if kind == "ADD" and text or kind == "UPDATE" and text and real is None:  # an UPDATE of an unknown id adds
@@ -125,7 +128,7 @@ class Mem0(MemorySystem):
         elif kind == "DELETE" and real in self.memories_:
             self._log(real, self.memories_.pop(real).text, None, "DELETE", session)
 
-    def _vector(self, text: str, vectors: dict[str, np.ndarray], backend: Any) -> np.ndarray:
+    def _vector(self, text: str, vectors: dict[str, np.ndarray], backend: Backend) -> np.ndarray:
         return vectors[text] if text in vectors else embed_documents(backend, [text])[0]
 
     def _log(self, memory_id: str, old: str | None, new: str | None, event: str, session: str) -> None:
@@ -145,7 +148,7 @@ class Mem0(MemorySystem):
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
     # -- query -------------------------------------------------------------------------------------------
-    def search(self, query: str, *, backend: Any) -> list[tuple[str, float]]:
+    def search(self, query: str, *, backend: Backend) -> list[tuple[str, float]]:
         """(memory id, cosine) of the search_limit nearest memories, best first (above min_score if set)."""
         self._check_ingested()
         if not self.memories_:
@@ -156,7 +159,7 @@ class Mem0(MemorySystem):
         hits = nearest(np.vstack([self.memories_[i].vector for i in ids]), vector, self.search_limit)
         return [(ids[k], s) for k, s in hits if self.min_score is None or s >= self.min_score]
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         hits = [self.memories_[i] for i, _ in self.search(query, backend=backend)]
         body = "\n".join(f"- {f.text} [session {f.session}]" for f in hits)
         return Context.from_blocks({"Memories": body}, [e for f in hits for e in f.sources])

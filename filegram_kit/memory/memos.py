@@ -19,14 +19,17 @@ import functools
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.algorithms.text import content_terms
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .records import attempt, char_batches, check_positive, cite, overlap, session_actions
 from .serialize import prepare
 from .stages import in_session, metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 CELL_TYPES = ("behavioral_pattern", "preference", "fact")
 
@@ -77,7 +80,7 @@ class MemOS(MemorySystem):
         super().__init__(batch_chars=batch_chars, min_cells=min_cells, max_cells=max_cells,
                          merge_overlap=self.merge_overlap, per_type=per_type)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> MemOS:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> MemOS:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.parse_failures_ = 0
@@ -87,7 +90,7 @@ class MemOS(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _cells(self, session: Any, backend: Any) -> list[Cell]:
+    def _cells(self, session: Any, backend: Backend) -> list[Cell]:
         def compute() -> list[Cell]:
             out = []
             for start, end in char_batches(session.texts, self.batch_chars):
@@ -122,7 +125,7 @@ class MemOS(MemorySystem):
                 + (f", merged {c.consolidated_from}" if c.consolidated_from else "") + "]" for c in cells)
         return Context.from_blocks(blocks, [e for cells in shown.values() for c in cells for e in c.sources])
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         return self._context(self.shown())
 
     def memory_text(self) -> str:

@@ -21,15 +21,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.algorithms.observe import parse_action
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents, nearest
 from .records import Record, attempt, check_positive, cite, session_actions, windows
 from .serialize import prepare
 from .stages import in_session, metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 ITEM_TYPES = ("reading_habit", "writing_style", "organization", "iteration", "workflow", "cross_modal")
 CATEGORIES = ("reading_behavior", "writing_style", "organization_habits", "iteration_patterns", "workflow_rhythm",
@@ -72,7 +75,7 @@ class MemU(MemorySystem):
         self.batch, self.retrieval, self.top = batch, retrieval, top
         super().__init__(batch=batch, retrieval=retrieval, top=top)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> MemU:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> MemU:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.parse_failures_ = 0
@@ -91,7 +94,7 @@ class MemU(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _items(self, session: Any, backend: Any) -> list[Record]:
+    def _items(self, session: Any, backend: Backend) -> list[Record]:
         def compute() -> list[Record]:
             out = []
             for start, end in windows(len(session.texts), self.batch):
@@ -112,7 +115,7 @@ class MemU(MemorySystem):
         sources = [e for c in self.categories_ for k in c.items for e in self.items_[k].sources]
         return Context.from_blocks(blocks, sources)
 
-    def _tiered(self, query: str, backend: Any) -> Context:
+    def _tiered(self, query: str, backend: Backend) -> Context:
         with backend.phase("query"):
             vector = backend.embed([query], input_type="query")[0]
         cats = [self.categories_[k] for k, _ in nearest(self.vectors_["categories"], vector, self.top)]
@@ -127,7 +130,7 @@ class MemU(MemorySystem):
             "Resources": "\n".join(self.resources_[k].line() for k in found)},
             [e for k in picked for e in self.items_[k].sources])
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         if self.retrieval == "tiered" and query.strip() and self.categories_:
             return self._tiered(query, backend)

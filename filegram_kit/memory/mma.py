@@ -17,16 +17,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
 from .records import check_positive
 from .serialize import prepare, serialize_sessions
 from .stages import metered_ingest
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 WEIGHTS = (0.4, 0.3, 0.3)  # source, recency, agreement
 RERANK = (0.6, 0.4)  # similarity, confidence
@@ -79,7 +82,7 @@ class MMA(MemorySystem):
         self.chunk_events, self.k, self.candidates = chunk_events, k, candidates
         super().__init__(chunk_events=chunk_events, k=k, candidates=candidates)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> MMA:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> MMA:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             types = {e.event_id: e.event_type for t in cleaned for e in t.events}
@@ -91,7 +94,7 @@ class MMA(MemorySystem):
         self.ingested_ = True
         return self
 
-    def rank(self, query: str, *, backend: Any) -> list[tuple[int, float, float]]:
+    def rank(self, query: str, *, backend: Backend) -> list[tuple[int, float, float]]:
         """(chunk, cosine, rerank score) of the k chunks returned, best first (ties: earlier chunk)."""
         self._check_ingested()
         if not self.chunks_:
@@ -102,7 +105,7 @@ class MMA(MemorySystem):
         scored = [(i, s, RERANK[0] * s + RERANK[1] * float(self.confidence_[i])) for i, s in pool]
         return sorted(scored, key=lambda x: (-x[2], x[0]))[:self.k]
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         ranked = self.rank(query, backend=backend)
         blocks = {f"{n}. {self.chunks_[i].title} (confidence {self.confidence_[i]:.2f})": self.chunks_[i].text
                   for n, (i, _, _) in enumerate(ranked, start=1)}

@@ -5,7 +5,7 @@
 
 Chunks never cross a session. `events:N` groups N consecutive events (each with its inlined
 content). `tokens:W/O` slides windows over each session's serialisation, header included; tokens
-are the project's estimate (`filegram_kit.tokens`, 4 characters per token), so windows are
+are the project's estimate (`filegram_kit.util.tokens`, 4 characters per token), so windows are
 W*4 characters stepping by (W-O)*4: consecutive windows share O*4 characters. Chinese text is
 about one token per character, so its windows hold up to ~4x the estimated tokens. A chunk cites
 the events whose text it overlaps. Sessions without events give no chunks.
@@ -20,15 +20,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..schema import Trajectory
-from ..tokens import CHARS_PER_TOKEN
+from ..traces.schema import Trajectory
+from ..util.tokens import CHARS_PER_TOKEN
 from .base import Context, MemorySystem
 from .serialize import Session, check_content_chars, prepare, serialize_sessions, session_name
 from .stages import metered_ingest
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 EMBED_BATCH = 64  # chunks per embed call (one cache entry each)
 _EVENTS = re.compile(r"events:(\d+)")
@@ -88,7 +91,7 @@ def window_chunks(session: Session, window: int, overlap: int) -> list[Chunk]:
         start += step
 
 
-def embed_documents(backend: Any, texts: list[str]) -> np.ndarray:
+def embed_documents(backend: Backend, texts: list[str]) -> np.ndarray:
     """(len(texts), d) document embeddings in batches of EMBED_BATCH (one cache entry each); (0, 1) for none."""
     parts = [backend.embed(texts[i:i + EMBED_BATCH], input_type="document") for i in range(0, len(texts), EMBED_BATCH)]
     return np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
@@ -122,7 +125,7 @@ class NaiveRAG(MemorySystem):
             return [c for s in sessions for c in event_chunks(s, self.size)]
         return [c for s in sessions for c in window_chunks(s, self.size, self.overlap)]
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> NaiveRAG:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> NaiveRAG:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.chunks_ = self.chunk(serialize_sessions(cleaned, max_content_chars=self.max_content_chars))
@@ -130,7 +133,7 @@ class NaiveRAG(MemorySystem):
         self.ingested_ = True
         return self
 
-    def rank(self, query: str, *, backend: Any) -> list[tuple[int, float]]:
+    def rank(self, query: str, *, backend: Backend) -> list[tuple[int, float]]:
         """(chunk index, cosine) of the top_k chunks for the query, best first."""
         self._check_ingested()
         if not self.chunks_:
@@ -139,7 +142,7 @@ class NaiveRAG(MemorySystem):
             vector = backend.embed([query], input_type="query")[0]
         return nearest(self.embeddings_, vector, self.top_k)
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         chosen = [self.chunks_[i] for i, _ in self.rank(query, backend=backend)]
         return Context.from_blocks({f"{rank}. {c.title}": c.text for rank, c in enumerate(chosen, start=1)},
                                    [eid for c in chosen for eid in c.event_ids])

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..llm.tasks import ParseError
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import by_identity
 from .serialize import event_lines, session_labels
 

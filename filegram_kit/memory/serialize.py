@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cleaning import clean
-from ..media import MediaError
-from ..schema import METADATA_EVENT_TYPES, UNUSED_EVENT_TYPES, Event, Trajectory
+from ..traces.cleaning import clean
+from ..traces.media import MediaError
+from ..traces.schema import METADATA_EVENT_TYPES, UNUSED_EVENT_TYPES, Event, Trajectory
 from .base import by_identity, check_no_ground_truth, one_user
 
 SESSION_SEPARATOR = "\n\n"

@@ -18,14 +18,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..llm.algorithms.text import content_terms
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .records import attempt, check_positive, cite, overlap, session_actions, windows
 from .serialize import prepare
 from .stages import metered_ingest
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 CONFIDENCE_STEP = 0.1  # added to an entry each time a duplicate is merged into it
 
@@ -90,7 +93,7 @@ class SimpleMem(MemorySystem):
         super().__init__(window=window, overlap=overlap, previous=previous, dedup=self.dedup,
                          synthesis_above=synthesis_above, keep=keep)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> SimpleMem:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> SimpleMem:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.parse_failures_, self.synthesised_ = 0, False
@@ -114,7 +117,7 @@ class SimpleMem(MemorySystem):
         return Entry(str(raw["lossless_restatement"]).strip(), words("keywords"), str(raw.get("topic", "")),
                      words("entities"), float(raw["confidence"]), cite(ids, raw.get("sources")), sessions=(session,))
 
-    def _synthesise(self, entries: list[Entry], backend: Any) -> list[Entry]:
+    def _synthesise(self, entries: list[Entry], backend: Backend) -> list[Entry]:
         """One synthesis call; each result inherits what its merged entries had (sources, keywords, counts)."""
         result = attempt(self, lambda: backend.synthesize_entries(
             [{"lossless_restatement": e.text, "confidence": e.confidence} for e in entries]), None)
@@ -137,7 +140,7 @@ class SimpleMem(MemorySystem):
                          f"{', '.join(e.keywords[:6])}]" for e in entries)
         return Context.from_blocks({"Memory entries": body}, [s for e in entries for s in e.sources])
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         return self._context(self.entries_)
 

@@ -28,11 +28,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..llm.base import CallCost
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import by_identity
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 T = TypeVar("T")
 STAGE_MEMO_SIZE = 8192  # remembered (stage, session) values per process, least recently used dropped
@@ -50,11 +53,11 @@ def events_digest(traj: Trajectory) -> str:
     return digest.hexdigest()
 
 
-def stage_key(stage: str, traj: Trajectory, backend: Any, params: Mapping[str, Any]) -> str:
+def stage_key(stage: str, traj: Trajectory, backend: Backend, params: Mapping[str, Any]) -> str:
     return json.dumps([stage, dict(params), backend.params(), events_digest(traj)], sort_keys=True, default=str)
 
 
-def session_stage(stage: str, traj: Trajectory, backend: Any, params: Mapping[str, Any],
+def session_stage(stage: str, traj: Trajectory, backend: Backend, params: Mapping[str, Any],
                   compute: Callable[[], Any], *, memory: Any = None) -> Any:
     """compute(), or its remembered value for this (stage, params, backend, session); the calls are replayed,
     and so are the replies that did not parse (counted on `memory.parse_failures_`, records.attempt)."""
@@ -94,13 +97,13 @@ def clear_stages() -> None:
         _memo.clear()
 
 
-def _metered(backend: Any) -> Any:
+def _metered(backend: Backend) -> Any:
     """backend.metered(), or a meter nothing adds to for a duck-typed backend without one (test doubles)."""
     return backend.metered() if hasattr(backend, "metered") else contextlib.nullcontext(CallCost())
 
 
 @contextlib.contextmanager
-def metered_ingest(memory: Any, backend: Any) -> Iterator[None]:
+def metered_ingest(memory: Any, backend: Backend) -> Iterator[None]:
     """The ingest phase with its cost measured: sets `memory.ingest_cost_` when the block ends."""
     start = time.perf_counter()
     with backend.phase("ingest"), _metered(backend) as cost:

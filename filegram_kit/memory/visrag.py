@@ -21,17 +21,20 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import cjk
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
+from ..util import cjk
 from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
 from .records import check_positive
 from .serialize import prepare, serialize_sessions, session_labels, session_name
 from .stages import in_session, metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 PAGE_WIDTH, COLUMNS, LINE_HEIGHT, MARGIN = 800, 105, 14, 12
 PAGE_MODES = ("auto", "image", "text")
@@ -104,7 +107,7 @@ class VisRAG(MemorySystem):
         super().__init__(chunk_events=chunk_events, top_k=top_k, min_chars=min_chars, page_lines=page_lines,
                          pages=pages)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> VisRAG:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> VisRAG:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             sessions = serialize_sessions(cleaned)
@@ -124,7 +127,7 @@ class VisRAG(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _pages(self, traj: Trajectory, label: str, backend: Any) -> list[Page]:
+    def _pages(self, traj: Trajectory, label: str, backend: Backend) -> list[Page]:
         params = {"min_chars": self.min_chars, "lines": self.page_lines}
         pages = session_stage("visrag.pages", traj, backend, params, lambda: created_pages(
             traj, label, min_chars=self.min_chars, page_lines=self.page_lines))
@@ -139,7 +142,7 @@ class VisRAG(MemorySystem):
         return f"{page.title} ({'page image' if self.page_mode_ == 'image' else 'page read as text'})", page.text, \
             (page.event_id,)
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         if not len(self.embeddings_):
             return Context("")

@@ -21,19 +21,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
 from ..llm.algorithms.bm25 import Bm25Index
 from ..llm.algorithms.text import content_terms
-from ..schema import Trajectory
+from ..traces.schema import Trajectory
 from .base import Context, MemorySystem
 from .rag import embed_documents
 from .records import attempt, char_batches, check_positive, cite, session_actions
 from .serialize import prepare
 from .stages import metered_ingest, session_stage
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 BATCH_CHARS = 30_000
 MAX_FACTS = 200
@@ -65,7 +68,7 @@ class Zep(MemorySystem):
         super().__init__(batch_chars=batch_chars, min_triples=min_triples, max_triples=max_triples,
                          max_facts=max_facts, search=search)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> Zep:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> Zep:
         with metered_ingest(self, backend):
             self.user_, cleaned = prepare(trajs)
             self.graph_, self.edges_, self.parse_failures_ = nx.MultiDiGraph(), [], 0
@@ -78,7 +81,7 @@ class Zep(MemorySystem):
         self.ingested_ = True
         return self
 
-    def _triples(self, session: Any, backend: Any) -> list[dict[str, Any]]:
+    def _triples(self, session: Any, backend: Backend) -> list[dict[str, Any]]:
         """The session's triples, each with the event ids it cites and its time (computed once per session)."""
         def compute() -> list[dict[str, Any]]:
             out = []
@@ -95,7 +98,7 @@ class Zep(MemorySystem):
                              {"batch_chars": self.batch_chars, "min": self.min_triples, "max": self.max_triples},
                              compute, memory=self)
 
-    def _add(self, triple: dict[str, Any], session: str, backend: Any,
+    def _add(self, triple: dict[str, Any], session: str, backend: Backend,
              by_key: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Add an edge; the latest still-valid edges of its subject and relation are the contradiction candidates
         (`by_key` lists the edges per (subject, relation), so the check does not rescan every edge)."""
@@ -125,7 +128,7 @@ class Zep(MemorySystem):
                 f"{len(relations)} relations: " + ", ".join(f"{r} {n}" for r, n in relations.most_common(10))
                 + "\nMost connected: " + ", ".join(f"{n} ({d})" for n, d in degrees))
 
-    def ranked(self, query: str, *, backend: Any) -> list[dict[str, Any]]:
+    def ranked(self, query: str, *, backend: Backend) -> list[dict[str, Any]]:
         """The facts shown for a query (see the module docstring)."""
         self._check_ingested()
         if self.search == "dump":
@@ -143,7 +146,7 @@ class Zep(MemorySystem):
         order = np.argsort(-fused, kind="stable")[:self.max_facts]
         return [self.edges_[valid[k]] for k in order]
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         facts = self.ranked(query, backend=backend)
         return Context.from_blocks({"Graph": self.stats(), "Facts": "\n".join(fact_text(e) for e in facts)},
                                    [s for e in facts for s in e["sources"]])

@@ -33,10 +33,11 @@ import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
-from .. import atomic
-from ..executors import LocalExecutor
-from ..media import unified_diff
-from ..schema import MEDIA_REF_FIELDS
+from ..traces.media import unified_diff
+from ..traces.schema import MEDIA_REF_FIELDS
+from ..util import atomic
+from ..util.executors import LocalExecutor
+from ..util.seeds import stable_seed
 from .parse import Transcriber, measure, parse_files
 from .render import choose_format, extension, render_section
 from .sections import Section, split_output
@@ -47,8 +48,8 @@ RENDERED_TYPES = frozenset({"md", "markdown", "txt", "csv"})
 REPORT_FILE = "parse_report.csv"
 RENDERS = "renders"
 RENDER_SOURCES = ("multimodal/build.py", "multimodal/parse.py", "multimodal/render.py", "multimodal/sections.py",
-                  "multimodal/ooxml.py", "workspace/formats.py", "workspace/content.py", "documents.py", "media.py",
-                  "cjk.py")
+                  "multimodal/ooxml.py", "workspace/formats.py", "workspace/content.py", "traces/documents.py",
+                  "traces/media.py", "util/cjk.py")
 CHUNK = 8  # trajectories per work unit: one OCR process for all their images
 _TOP_LEVEL = ("profiles.json", "perturbations.json", "expressed.json")
 
@@ -97,8 +98,7 @@ def section_key(section: Section) -> str:
 
 
 def _rng(seed: int, key: str) -> np.random.Generator:
-    digest = hashlib.sha256(f"{seed}\x1f{key}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+    return np.random.default_rng(stable_seed(seed, key))
 
 
 @dataclass
@@ -271,7 +271,7 @@ def _manifest(source: Path, seed: int) -> dict[str, Any]:
 def render_code() -> str:
     """sha256 (16 hex) of the code that decides a multimodal file's bytes (RENDER_SOURCES; not the import
     closure, which reaches the package's __init__ and so every module it imports)."""
-    from ..code_closure import PACKAGE, digest
+    from ..util.code_closure import PACKAGE, digest
 
     return digest([p for pattern in RENDER_SOURCES for p in PACKAGE.glob(pattern)])[:16]
 

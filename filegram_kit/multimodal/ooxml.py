@@ -19,7 +19,7 @@ import zipfile
 from functools import cache
 from xml.sax.saxutils import escape
 
-from ..cjk import has_cjk
+from ..util.cjk import has_cjk
 from ..workspace.formats import normalise_zip
 
 _PER_FILE = ("word/document.xml", "docProps/core.xml")

@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cjk import ocr_languages
-from ..documents import text_of_bytes
+from ..traces.documents import text_of_bytes
+from ..util.cjk import ocr_languages
 from .render import extension, markup
 from .sections import Section
 

@@ -26,7 +26,7 @@ import wave
 
 import numpy as np
 
-from .. import cjk
+from ..util import cjk
 from ..workspace.content import InputFile
 from ..workspace.formats import blocks
 from ..workspace.formats import render as encode_document

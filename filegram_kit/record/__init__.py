@@ -1,15 +1,14 @@
 """Real traces: record a real folder, import shell history and event logs, with privacy controls.
 
 Every source yields `Observation`s (observations.py); `translate.write_sessions` turns them into the
-release's trajectory layout, so real sessions load, clean and fingerprint exactly like the engine's.
+release's trajectory layout, so real sessions load, clean and fingerprint exactly like the engine's (where a
+user sits among the personas: `memory.filegramos.neighbours.persona_neighbours`).
 
     Recording(folder, out).start() ... .stop()      live, with watchdog (watcher.py)
     import_shell_history(path, root=...)            bash / zsh history (shell.py)
     import_event_log(path)                          a JSONL or CSV event log (eventlog.py)
-    persona_neighbours(user_fp, persona_fp)         where the user sits among the personas (compare.py)
 """
 
-from .compare import persona_neighbours
 from .eventlog import import_event_log
 from .journal import open_journals, recover
 from .observations import OBSERVATION_KINDS, Observation, ObservationError, observations_frame
@@ -20,4 +19,4 @@ from .watcher import Recording
 
 __all__ = ["DEFAULT_IGNORE", "DEFAULT_REDACTIONS", "OBSERVATION_KINDS", "Observation", "ObservationError",
            "PrivacyPolicy", "Recording", "import_event_log", "import_shell_history", "open_journals",
-           "observations_frame", "persona_neighbours", "recover", "split_sessions", "write_sessions"]
+           "observations_frame", "recover", "split_sessions", "write_sessions"]

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..schema import Trajectory
-from ..traces import write_trajectory
-from ..validation import parse_event
+from ..traces.load import write_trajectory
+from ..traces.schema import Trajectory
+from ..traces.validation import parse_event
 from .shell_commands import action_of, search_type_of
 
 SESSION_START, SESSION_END = "**SOF**", "**EOF**"

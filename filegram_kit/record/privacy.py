@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from ..media import HASH_LEN, MAX_BLOB_BYTES
+from ..traces.media import HASH_LEN, MAX_BLOB_BYTES
 from .ignore_rules import IGNORE_FILE, RuleTree, compile_rules
 
 DEFAULT_IGNORE: tuple[str, ...] = (
@@ -40,7 +40,7 @@ DEFAULT_IGNORE: tuple[str, ...] = (
     # editor swap, backup, lock and temp files (vim, emacs, LibreOffice, JetBrains, GNOME, Kate, Office)
     "*.swp", "*.swo", "*.swx", "*~", ".#*", r"\#*#", "4913", ".~lock.*#",
     "*___jb_tmp___", "*___jb_old___", ".goutputstream-*", "*.kate-swp", "~$*",
-    # hidden atomic-save temp files (`.name.XXXX.tmp`, as filegram_kit.atomic writes them)
+    # hidden atomic-save temp files (`.name.XXXX.tmp`, as filegram_kit.util.atomic writes them)
     ".*.tmp",
     # downloads in progress
     "*.crdownload", "*.part",

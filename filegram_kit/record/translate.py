@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..schema import Trajectory
-from ..traces import write_trajectory
-from ..validation import parse_event
+from ..traces.load import write_trajectory
+from ..traces.schema import Trajectory
+from ..traces.validation import parse_event
 from .observations import Observation
-from .replay import FileState, FolderState, SessionRecorder
+from .session_replay import FileState, FolderState, SessionRecorder
 
 IDLE_GAP_MS = 30 * 60_000
 DEBOUNCE_MS = 1_000

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from ..bench import ablation
-from ..bench.score import _points
+from ..bench.score import row_points
 from .registry import TableData, artifact
 from .settings import RunSettings, settings_of
 
@@ -43,7 +43,7 @@ def variant_rows(corpus: Path, settings: RunSettings, *, limit: int | None = Non
 def score_digest(results: pl.DataFrame, variants: list[ablation.Variant]) -> pl.DataFrame:
     """Per variant x persona x item seed x sub-task x channel x mcq: summed points and item count."""
     label = {v.params_hash: v.label for v in reversed(variants)}  # a setting in both tables: its first label
-    frame = _points(results.filter(pl.col("params_hash").is_in(list(label))))
+    frame = row_points(results.filter(pl.col("params_hash").is_in(list(label))))
     return (frame.group_by("params_hash", "profile_id", "item_seed", "sub_track", "channel", "mcq")
             .agg(pl.col("points").sum().round(6).alias("points"), pl.len().alias("items"))
             .with_columns(pl.col("params_hash").replace_strict(label).alias("variant"))
@@ -95,11 +95,11 @@ def table14_sensitivity(corpus: str | Path | None = None, *, settings: RunSettin
 
 
 def _backbone_row(name: str, rows: pl.DataFrame, n_boot: int = 1000) -> dict:
-    from ..bench.stats import bootstrap_scores, format_ci
+    from ..bench.bootstrap import bootstrap_scores, format_ci
 
     long = bootstrap_scores(rows, n_boot=n_boot)
     cell = {r["column"]: r for r in long.iter_rows(named=True)}
-    scored = _points(rows.filter(pl.col("mcq") & pl.col("channel").is_in(["procedural", "semantic"])))
+    scored = row_points(rows.filter(pl.col("mcq") & pl.col("channel").is_in(["procedural", "semantic"])))
     both = round(float(scored["points"].mean()), 1) if scored.height else None
     return {"QA backbone": name, **{c: format_ci(cell[c]["estimate"], cell[c]["lo"], cell[c]["hi"])
                                     for c in ("Proc", "Sem", "Epi", "Avg")},

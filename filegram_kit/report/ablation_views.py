@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from ..bench.stats import STAT_COLUMNS
+from ..bench.bootstrap import STAT_COLUMNS
 from .registry import FigureData
 
 

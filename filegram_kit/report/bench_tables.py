@@ -19,9 +19,9 @@ from pathlib import Path
 
 import polars as pl
 
+from ..bench.bootstrap import STAT_COLUMNS
 from ..bench.schema import SUB_TRACKS
 from ..bench.score import CHANNEL_COLUMNS
-from ..bench.stats import STAT_COLUMNS
 from ..memory.base import MEMORIES
 from .registry import artifact
 from .settings import FULL, TABLE3_METHODS, RunSettings, settings_of
@@ -108,7 +108,7 @@ def run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Run
     each answered from its setting of the corpus (bench/track4.py: built beside it on first use), their
     rows in a subfolder per setting; the controls read the ground truth, so they run on the corpus itself.
     Rows without errors are remembered for the process (the table03_* steps of one reproduce read the same)."""
-    from ..bench.facts import corpus_version
+    from ..bench.ground_truth import corpus_version
     from ..bench.manifest import code_fingerprint
 
     key = json.dumps([corpus_version(corpus), methods, seeds, settings.keyed(), limit, None if out is None else
@@ -192,7 +192,7 @@ def _run_b(corpus: Path, settings: RunSettings, *, limit: int | None, workers: i
 def table03_main_results(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                          limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                          progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import split_controls
+    from ..bench.analysis import split_controls
     from ..bench.score import COLUMNS, side_by_side, table3
     from .corpus_source import resolve_corpus
 
@@ -219,7 +219,7 @@ def table03_main_results(corpus: str | Path | None = None, *, settings: RunSetti
 def table03_costs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                   limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                   progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import split_controls
+    from ..bench.analysis import split_controls
     from ..bench.score import costs
     from .corpus_source import resolve_corpus
 
@@ -234,7 +234,7 @@ READER_LIMITED = "reader-limited (1 = the reader cannot read the truth in other 
 def limited_row(control_rows: pl.DataFrame) -> pl.DataFrame:
     """Table 3's marker row: 1 in a multiple-choice column that is reader-limited (bench.readout.reader_limits), 0 in
     one that is not, empty where the controls do not say."""
-    from ..bench.readout import reader_limits
+    from ..bench.analysis import reader_limits
 
     limits = reader_limits(control_rows)
     row = {c: None for c in control_rows.columns} | {"source": READER_LIMITED, "method": "reader_limited",
@@ -256,7 +256,7 @@ def limited_row(control_rows: pl.DataFrame) -> pl.DataFrame:
 def table03_reader_limits(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                           limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                           progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import reader_limits, split_controls
+    from ..bench.analysis import reader_limits, split_controls
     from ..bench.score import table3
     from .corpus_source import resolve_corpus
 
@@ -273,7 +273,7 @@ def table03_reader_limits(corpus: str | Path | None = None, *, settings: RunSett
 def table03_intervals(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                       limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                       progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import readout
+    from ..bench.analysis import readout
     from .corpus_source import resolve_corpus
 
     rows = _run(resolve_corpus(corpus), settings_of(settings), limit=limit, workers=workers, out=out,
@@ -286,7 +286,7 @@ def table03_intervals(corpus: str | Path | None = None, *, settings: RunSettings
 
 def _limits_part(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     """The intervals table's reader-limited row: per multiple-choice column 'yes (ceiling < needed)' or 'no'."""
-    from ..bench.readout import reader_limits, split_controls
+    from ..bench.analysis import reader_limits, split_controls
     from ..bench.score import table3
 
     limits = reader_limits(table3(split_controls(rows)[1]))
@@ -311,7 +311,7 @@ PACK_ROWS = ("pack A", "pack B", "B - A")
 def table03_style_packs(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                         limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                         progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import split_controls
+    from ..bench.analysis import split_controls
     from .corpus_source import resolve_corpus
 
     corpus, settings = resolve_corpus(corpus), settings_of(settings)
@@ -325,8 +325,8 @@ def paired_table(a: pl.DataFrame, b: pl.DataFrame, names: tuple[str, str, str], 
                   columns: list[str]) -> pl.DataFrame:
     """Per method (Table 3 order): its score on rows `a`, on rows `b` (the same items answered otherwise) and
     b - a paired on the items, each with its persona-clustered 95% CI; `key` names which of `names` a row is."""
-    from ..bench.readout import pack_differences
-    from ..bench.stats import bootstrap_scores, ci_table
+    from ..bench.analysis import pack_differences
+    from ..bench.bootstrap import bootstrap_scores, ci_table
 
     parts = [ci_table(bootstrap_scores(a, n_boot=1000)), ci_table(bootstrap_scores(b, n_boot=1000)),
              ci_table(pack_differences(a, b))]
@@ -375,7 +375,7 @@ def _run_file_grounding_text(corpus: Path, settings: RunSettings, *, limit: int 
 def table03_settings(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                      limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                      progress: bool | None = None) -> pl.DataFrame:
-    from ..bench.readout import split_controls
+    from ..bench.analysis import split_controls
     from .corpus_source import resolve_corpus
 
     corpus, settings = resolve_corpus(corpus), settings_of(settings)

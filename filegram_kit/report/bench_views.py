@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -34,6 +34,9 @@ from ..llm.config import KEY_VARIABLES
 from ..llm.tasks import LETTERS
 from ..memory import Context, get_memory
 from .registry import FigureData
+
+if TYPE_CHECKING:
+    from ..llm.base import Backend
 
 METHODS = tuple(METHOD_LABELS)  # paper Table 3's 13 methods, in its order
 DISPLAY_CHARS = 6_000  # contexts longer than this are cut in the notebook's tabs (the reader saw them whole)
@@ -50,6 +53,12 @@ def registered_methods() -> list[str]:
     from ..memory.base import MEMORIES
 
     return [m for m in METHODS if m in MEMORIES] + sorted(m for m in MEMORIES if m not in METHODS)
+
+
+def method_choices() -> tuple[dict[str, str], list[str]]:
+    """A method picker's options (label -> method, every registered memory) and its default (Table 3's 13)."""
+    options = {METHOD_LABELS.get(m, m): m for m in registered_methods()}
+    return options, [METHOD_LABELS.get(m, m) for m in METHODS]
 
 
 def method_colors(methods: Iterable[str]) -> dict[str, str]:
@@ -125,7 +134,7 @@ def _chosen(item: Item, letter: str) -> str:
     return item.choices[LETTERS.index(letter)] if letter in LETTERS[:len(item.choices)] else ""
 
 
-def _one_method(item: Item, trajs: list, method: str, backend: Any) -> tuple[dict[str, Any], Context | None]:
+def _one_method(item: Item, trajs: list, method: str, backend: Backend) -> tuple[dict[str, Any], Context | None]:
     row: dict[str, Any] = {"method": method, "label": METHOD_LABELS.get(method, method)}
     try:
         memory = get_memory(method).ingest(trajs, backend=backend)
@@ -139,7 +148,7 @@ def _one_method(item: Item, trajs: list, method: str, backend: Any) -> tuple[dic
     return row, context
 
 
-def compare_methods(item: Item, store: Any, methods: Sequence[str] = METHODS, *, backend: Any) -> Comparison:
+def compare_methods(item: Item, store: Any, methods: Sequence[str] = METHODS, *, backend: Backend) -> Comparison:
     """Ingest the item's (anonymised) inputs into each method's memory, retrieve with the question and
     answer with the shared reader. A method that fails gets a row with its error and no context."""
     trajs = materialise(item, store)
@@ -239,7 +248,7 @@ def spread(items: Sequence[Item], n: int) -> list[Item]:
     return [items[int(k)] for k in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-def _knows_row(item: Item, store: Any, backend: Any, memory: str) -> dict[str, Any]:
+def _knows_row(item: Item, store: Any, backend: Backend, memory: str) -> dict[str, Any]:
     mem = get_memory(memory).ingest(materialise(item, store), backend=backend)
     drift = mem.drift_.sort(["deviation", "task_id"], descending=[True, False])
     truth = memory_label(item.metadata["answer_trajectory"])
@@ -255,7 +264,7 @@ def _knows_row(item: Item, store: Any, backend: Any, memory: str) -> dict[str, A
             "reader_correct": reply.correct, "reader_confidence": round(reply.confidence, 3)}
 
 
-def knows_vs_acts(items: Iterable[Item], store: Any, backend: Any, n: int = 20, *,
+def knows_vs_acts(items: Iterable[Item], store: Any, backend: Backend, n: int = 20, *,
                   memory: str = "filegramos") -> pl.DataFrame:
     """For n Anomaly Detection items (evenly spread): where the memory's own drift ranking puts the correct
     session (`drift_rank`, 1 = the most unusual of the user's sessions; `drift_pick` = the option naming the

@@ -20,23 +20,17 @@ import polars as pl
 
 from ..engine import build_corpus
 from ..engine.corpus import engine_fingerprint
+from ..util.paths import project_root
 
 ENV_VAR = "FILEGRAM_CORPUS"
 STAMP = ".source_hash"
-_PACKAGE = Path(__file__).resolve().parents[1]
-
-
-def _project_root() -> Path:
-    """The checkout this package lives in (editable install), else the working directory."""
-    root = _PACKAGE.parent
-    return root if (root / "pyproject.toml").is_file() else Path.cwd()
 
 
 def corpus_dir(seed: int = 0) -> Path:
     """Where the default corpus of `seed` lives (nothing is built)."""
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR])
-    return _project_root() / "data" / ("corpus" if seed == 0 else f"corpus_seed{seed}")
+    return project_root() / "data" / ("corpus" if seed == 0 else f"corpus_seed{seed}")
 
 
 def source_hash() -> str:
@@ -63,7 +57,7 @@ def default_corpus(seed: int = 0, *, progress: bool | None = None) -> Path:
 
 def quick_corpus(personas: tuple[str, ...] | list[str], seed: int = 0, *, progress: bool | None = None) -> Path:
     """These personas x all 32 tasks, built (or checked) into data/corpus_quick (`filegram reproduce --quick`)."""
-    from ..profiles import load_profiles
+    from ..traces.profiles import load_profiles
 
     known = load_profiles()
     unknown = [p for p in personas if p not in known]
@@ -85,7 +79,7 @@ def quick_corpus(personas: tuple[str, ...] | list[str], seed: int = 0, *, progre
 def style_pack_corpus(corpus: str | Path, style_pack: str, *, progress: bool | None = None) -> Path:
     """`corpus`'s twin in another style pack: the same seed, personas and tasks, worded by `style_pack`,
     built (or finished, or checked) beside it as `<name>_<pack>` (data/corpus -> data/corpus_b)."""
-    from ..profiles import load_profiles
+    from ..traces.profiles import load_profiles
 
     corpus = Path(corpus)
     try:
@@ -124,7 +118,7 @@ def corpus_or_small(small: bool, scratch: str | Path, profiles: list[str], tasks
 def ground_truth(corpus: str | Path) -> tuple[dict, list[dict]]:
     """(personas, perturbation rows) of a corpus: its profiles.json (else the paper personas) and
     perturbations.json (else none). Only for scoring and views; memories never see them."""
-    from ..profiles import load_profiles
+    from ..traces.profiles import load_profiles
 
     corpus = Path(corpus)
     personas = load_profiles(corpus / "profiles.json") if (corpus / "profiles.json").is_file() else load_profiles()

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..schema import RETAINED_EVENT_TYPES
-from ..tasks import load_tasks
+from ..traces.schema import RETAINED_EVENT_TYPES
+from ..traces.tasks import load_tasks
 
 BIN_WIDTH = 10
 CATEGORIES = ("read", "write", "organize", "flow")

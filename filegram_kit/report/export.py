@@ -19,7 +19,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from .. import atomic
+from ..util import atomic
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 PNG_SCALE = 2  # device pixels per layout pixel: crisp text in READMEs and slides

@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from ..persona_space import distance_matrix, tier_matrix
-from ..schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, Profile
+from ..behaviour.persona_space import distance_matrix, tier_matrix
+from ..traces.schema import BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, Profile
 from . import distribution
 from .registry import FigureData, artifact
 

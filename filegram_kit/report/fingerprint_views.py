@@ -22,9 +22,9 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.colors import qualitative
 
+from ..behaviour.fingerprint import FEATURE_DEFINITIONS, FEATURE_DIMENSION, FEATURES
 from ..engine.realism import auc
-from ..fingerprint import FEATURE_DEFINITIONS, FEATURE_DIMENSION, FEATURES
-from ..schema import DIMENSION_CODES, DIMENSIONS, Profile
+from ..traces.schema import DIMENSION_CODES, DIMENSIONS, Profile
 from .registry import FigureData
 from .tables import trajectory_tiers
 

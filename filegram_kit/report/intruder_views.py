@@ -10,8 +10,8 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 import polars as pl
 
-from ..intruder_runs import REFERENCES, Stream, stream_scores
-from ..masquerade import Block
+from ..behaviour.intruder_runs import REFERENCES, Stream, stream_scores
+from ..behaviour.masquerade import Block
 
 REFERENCE_COLORS = {"others": "#888888", "past": "#1f77b4"}
 INTRUDER_COLOR = "#d62728"

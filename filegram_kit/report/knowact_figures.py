@@ -14,8 +14,8 @@ import polars as pl
 
 from ..bench.score import METHOD_LABELS
 from ..knowact import CATEGORIES, attribution_shares, rates, run_knowact
-from ..knowact.report import instrument_table, pick_worked_case, rate_cells, summary_table, worked_case
 from ..knowact.split import ACT_RUNS, ACT_TASKS
+from .knowact_views import instrument_table, pick_worked_case, rate_cells, summary_table, worked_case
 from .registry import FigureData, TableData, artifact
 from .settings import RunSettings, settings_of
 
@@ -37,8 +37,8 @@ def run_folder(corpus: Path, settings: RunSettings) -> Path:
     change to a report does not."""
     import hashlib
 
-    from .. import code_closure
     from ..bench.manifest import code_fingerprint, corpus_info
+    from ..util import code_closure
 
     own = [p for p in sorted((code_closure.PACKAGE / "knowact").glob("*.py")) if p.name != "report.py"]
     code = hashlib.sha256((code_closure.digest(own) + code_fingerprint()).encode()).hexdigest()[:12]

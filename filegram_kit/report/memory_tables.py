@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 from tqdm.auto import tqdm
 
-from ..schema import ATTRIBUTES, DIMENSION_CODES, DIMENSIONS
+from ..traces.schema import ATTRIBUTES, DIMENSION_CODES, DIMENSIONS
 from .corpus_source import ground_truth, resolve_corpus
 from .registry import artifact
 
@@ -27,7 +27,7 @@ def persona_memories(corpus: str) -> dict:
     """profile id -> FileGramOS memory ingested (offline backend) from that persona's trajectories."""
     from ..llm import get_backend
     from ..memory import get_memory
-    from ..traces import load_trajectories
+    from ..traces.load import load_trajectories
 
     backend = get_backend("offline")
     trajs = load_trajectories(corpus, progress=False)
@@ -100,7 +100,7 @@ def filegramos_drift(corpus: str | Path | None = None) -> pl.DataFrame:
 
 @artifact("filegramos_tokens", paper="Table 3", notebook="04_memory_channels", corpus=True,
           title="FileGramOS token accounting: stored memory per persona and context per query (estimated tokens)",
-          note="Tokens are estimated without a tokenizer (`filegram_kit.tokens.estimate_tokens`: 4 characters per "
+          note="Tokens are estimated without a tokenizer (`filegram_kit.util.tokens.estimate_tokens`: 4 characters per "
                "token, 1 per Chinese character). Stored = everything the memory keeps, rendered as text; per query "
                "= the context for one probe question per behavioural attribute (16), default knobs. The paper's "
                "numbers (Gemini tokenizer, LLM-written memory) are shown beside ours.")

@@ -89,10 +89,10 @@ def _fields(stage: str, kind: str, cls: type, parent: str) -> list[dict]:
 
 
 def stage1_rows() -> list[dict]:
-    from ..cleaning import clean
     from ..memory.filegramos import engram
+    from ..traces.cleaning import clean
 
-    rows = [_row("input", "io", "Trajectories", first_line(clean), "filegram_kit.cleaning.clean"),
+    rows = [_row("input", "io", "Trajectories", first_line(clean), "filegram_kit.traces.cleaning.clean"),
             _row("stage1", "stage", "engram.encode", first_line(engram.encode), f"{PACKAGE}.engram.encode"),
             _row("stage1", "unit", "Engram", "one per session", f"{PACKAGE}.engram.Engram")]
     rows += _fields("stage1", "unit_field", engram.Engram, "Engram")

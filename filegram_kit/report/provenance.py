@@ -19,7 +19,7 @@ import hashlib
 import json
 from typing import Any
 
-from ..code_closure import PACKAGE, closure, data_files, digest
+from ..util.code_closure import PACKAGE, closure, data_files, digest
 
 WRITER_MODULES = ("filegram_kit.report.registry", "filegram_kit.report.export")  # + reproduce.py itself (not its
 # closure: it reaches the corpus builder, which only corpus artifacts depend on, through their own closure)

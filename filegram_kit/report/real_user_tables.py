@@ -25,15 +25,15 @@ PU_BLOCK, PU_TRAIN, PU_TEST = 100, 1500, 500
                "Bayes): the habit model of order 0 over command names only. No published number for this "
                "protocol was available to set beside these (README, Real traces).")
 def pu_masquerade() -> pl.DataFrame:
-    from ..masquerade import pu_table
+    from ..behaviour.masquerade import pu_table
 
     table = pu_table(_pu_blocks(), train=PU_TRAIN, test=PU_TEST)
     return table.with_columns(pl.col(pl.Float64).round(3))
 
 
 def _pu_blocks():
-    from ..masquerade import stream_blocks
-    from ..pu import pu_trajectories
+    from ..behaviour.masquerade import stream_blocks
+    from ..behaviour.pu import pu_trajectories
 
     return stream_blocks(pu_trajectories(PU_BLOCK))
 
@@ -51,7 +51,7 @@ def _pu_blocks():
                "thresholds; absorbed = share of intruder blocks the past model learnt from; shuffled_auc = the "
                "control with each target's intruder labels permuted (near 0.5, or the scoring leaks).")
 def pu_intruder_runs() -> pl.DataFrame:
-    from ..intruder_runs import runs_table
+    from ..behaviour.intruder_runs import runs_table
 
     return runs_table(_pu_blocks(), train=PU_TRAIN, seed=0).with_columns(pl.col(pl.Float64).round(3))
 
@@ -65,10 +65,10 @@ def pu_intruder_runs() -> pl.DataFrame:
                "pooled at 1% / 5% false alarms. The engine gives every persona the same tools, so tool tokens carry "
                "little here; on PU (pu_masquerade) they carry most.")
 def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
-    from ..drift import drift
+    from ..behaviour.drift import drift
+    from ..behaviour.masquerade import clustered_auc_ci, detection_summary, impostor_scores
     from ..engine.realism import auc
-    from ..masquerade import clustered_auc_ci, detection_summary, impostor_scores
-    from ..traces import load_trajectories
+    from ..traces.load import load_trajectories
 
     corpus = resolve_corpus(corpus)
     shifted = {p["trajectory_id"] for p in ground_truth(corpus)[1]}

@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from .. import atomic
+from ..util import atomic
 from .provenance import step_inputs, step_key
 from .registry import ARTIFACTS, Artifact, FigureData, TableData, to_markdown
 from .settings import FULL, RunSettings

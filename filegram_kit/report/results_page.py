@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .. import atomic
+from ..util import atomic
 from .registry import ARTIFACTS
 
 HEAD = ("# Results\n\nEvery table and figure `filegram reproduce` wrote to `figures/`, in the registry's order. "

@@ -9,10 +9,10 @@ from typing import Any
 
 import polars as pl
 
-from ..engine.stats import METADATA_SHARE_TOLERANCE, PAPER_TRAJECTORIES, TOLERANCE, count_events, table5
-from ..profiles import load_profiles, perturbation_schedule
-from ..schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS, Profile
-from ..tasks import load_tasks
+from ..engine.event_counts import METADATA_SHARE_TOLERANCE, PAPER_TRAJECTORIES, TOLERANCE, count_events, table5
+from ..traces.profiles import load_profiles, perturbation_schedule
+from ..traces.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, DIMENSION_CODES, DIMENSIONS, TIERS, Profile
+from ..traces.tasks import load_tasks
 from .corpus_source import ground_truth, resolve_corpus
 from .registry import artifact
 
@@ -61,7 +61,8 @@ def table10_tasks() -> pl.DataFrame:
 
 @artifact("profile_attributes", notebook="01_persona_design",
           title="Per-profile tiers of the 16 behavioral attributes (ground truth for Profile Reconstruction)",
-          note="Mapped from the release's persona files onto Table 8's scale; rules in filegram_kit/profiles.py.")
+          note="Mapped from the release's persona files onto Table 8's scale; rules in "
+               "filegram_kit/traces/profiles.py.")
 def profile_attributes() -> pl.DataFrame:
     rows = [{"ID": p.id, **{a: p.attributes[a].value for a in BEHAVIORAL_ATTRIBUTES}}
             for p in load_profiles().values()]
@@ -145,8 +146,8 @@ def corpus_tiers(corpus: str | Path, ids: pl.DataFrame) -> pl.DataFrame:
 def fingerprint_table(fp: pl.DataFrame, tiers: pl.DataFrame) -> pl.DataFrame:
     """Table 6's rows with the measured mean of each feature per tier of its dimension, and the AUC of
     the tier the paper's semantics expect highest against the one expected lowest."""
+    from ..behaviour.fingerprint import FEATURE_DEFINITIONS
     from ..engine.realism import auc
-    from ..fingerprint import FEATURE_DEFINITIONS
 
     frame = fp.join(tiers.drop("profile_id"), on="trajectory_id", how="inner")
     rows = []
@@ -169,7 +170,7 @@ def fingerprint_table(fp: pl.DataFrame, tiers: pl.DataFrame) -> pl.DataFrame:
                "of the second), ties half: 0.5 is no separation. S = {csv, json, xlsx, yaml, xml, tsv}, "
                "I = {png, jpg, jpeg, svg, gif}, exactly the release's sets (.yml, .webp are not members).")
 def table06_fingerprint(corpus: str | Path | None = None) -> pl.DataFrame:
-    from ..fingerprint import fingerprints
+    from ..behaviour.fingerprint import fingerprints
 
     corpus = resolve_corpus(corpus)
     fp = fingerprints(corpus)  # cleaned; read from the corpus' store where it is current

@@ -16,9 +16,9 @@ from pathlib import Path, PurePosixPath
 import plotly.graph_objects as go
 import polars as pl
 
-from ..cleaning import anonymise_path
-from ..media import MediaError
-from ..schema import EVENT_TYPES, RETAINED_EVENT_TYPES, Trajectory
+from ..traces.cleaning import anonymise_path
+from ..traces.media import MediaError
+from ..traces.schema import EVENT_TYPES, RETAINED_EVENT_TYPES, Trajectory
 from .figures import CATEGORY_COLORS
 
 _SANDBOX_PREFIX = r"^(?:.*?/)?sandbox/[^/]+/?"  # the release's '.../sandbox/<profile>_<task>/' prefix

@@ -22,8 +22,8 @@ from typing import Any
 import polars as pl
 from tqdm.auto import tqdm
 
-from .. import atomic
-from ..executors import Executor, get_executor
+from ..util import atomic
+from ..util.executors import Executor, get_executor
 from .convert import INDEX_SCHEMA, Part
 from .layout import (
     FORMAT,
@@ -117,7 +117,7 @@ def update_store(corpus: str | Path, *, workers: int | None = None, progress: bo
     """Bring `corpus`/store up to date with `corpus`/signal (see the module docstring).
 
     `workers`: processes for the conversion (default: all cores, one when there is little to do);
-    `executor` / `address`: where the parts are converted (filegram_kit.executors; the store folder must be
+    `executor` / `address`: where the parts are converted (filegram_kit.util.executors; the store folder must be
     one every worker sees); `rebuild`: convert everything again; `fast=False`: only the JSON path (for
     tests; same rows).
     """

@@ -24,13 +24,12 @@ from typing import Any, NamedTuple
 import msgspec
 import polars as pl
 
-from ..cleaning import clean
-from ..fingerprint import TABLE_ROWS, table_rows_of
-from ..frames import SCHEMA, events_frame
-from ..media import MediaError, MediaStore
-from ..schema import Event, Trajectory
-from ..traces import _read, trajectory_identity
-from ..validation import TraceError
+from ..traces.cleaning import clean
+from ..traces.folders import read_trajectory_dir, trajectory_identity
+from ..traces.frames import SCHEMA, TABLE_ROWS, events_frame, table_rows_of
+from ..traces.media import MediaError, MediaStore
+from ..traces.schema import Event, Trajectory
+from ..traces.validation import TraceError
 from . import fastparse, fastrows
 
 RAW_SCHEMA: dict[str, pl.DataType] = {
@@ -177,16 +176,17 @@ def convert(directory: str | Path, *, fast: bool = True) -> tuple[Rows, bool]:
 
 def _slow(directory: Path, stamp_: str) -> tuple[dict[str, Any], tuple[pl.DataFrame, pl.DataFrame] | None,
                                                   bytes | None]:
-    """The JSON path: `traces._read`, `clean`, `events_frame`; every problem it meets is recorded. Returns the
-    index row, the raw and event rows and the events written again as one JSON array (None: a problem)."""
+    """The JSON path: `traces.folders.read_trajectory_dir`, `clean`, `events_frame`; every problem it meets is
+    recorded. Returns the index row, the raw and event rows and the events written again as one JSON array (None:
+    a problem)."""
     try:
-        traj, dropped = _read(directory, quarantine=True, check_media=True)
+        traj, dropped = read_trajectory_dir(directory, quarantine=True, check_media=True)
     except Exception as err:  # noqa: BLE001 (the whole file is unreadable; readers meet the same error)
         return _index(directory, stamp_, None, None, None, 0, 0, [_problem(err)]), None, None
     problems = [{"file": q.file, "event_index": q.event_index, "field": q.field, "reason": q.reason}
                 for q in dropped]
     summary = (directory / "summary.json").read_text(encoding="utf-8") if (directory / "summary.json").is_file() \
-        else None  # its text: `_read` just read it as JSON
+        else None  # its text: `read_trajectory_dir` just read it as JSON
     events = None
     if not problems:
         try:

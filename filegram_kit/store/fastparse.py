@@ -20,8 +20,8 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from ..schema import EVENT_FIELDS, FIELD_VALUES, LEAKING_FIELDS, RETAINED_EVENT_TYPES, UNUSED_EVENT_TYPES
-from ..validation import ENVELOPE_TYPES
+from ..traces.schema import EVENT_FIELDS, FIELD_VALUES, LEAKING_FIELDS, RETAINED_EVENT_TYPES, UNUSED_EVENT_TYPES
+from ..traces.validation import ENVELOPE_TYPES
 
 _MAX = 1.7976931348623157e308
 Finite = Annotated[float, msgspec.Meta(ge=-_MAX, le=_MAX)]  # inf and nan fail the bounds

@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from ..cleaning import anonymise_path
-from ..frames import _MAPPINGS, _REF_COLUMNS
-from ..schema import EVENT_CATEGORY, EVENT_FIELDS, MEDIA_REF_FIELDS, RETAINED_EVENT_TYPES
+from ..traces.cleaning import anonymise_path
+from ..traces.frames import _MAPPINGS, _REF_COLUMNS
+from ..traces.schema import EVENT_CATEGORY, EVENT_FIELDS, MEDIA_REF_FIELDS, RETAINED_EVENT_TYPES
 from . import fastparse
 
 UNSET = msgspec.UNSET

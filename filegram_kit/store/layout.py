@@ -31,7 +31,8 @@ FORMAT = 2  # 2: the events' JSON per trajectory (json/), no longer per event in
 STORE_DIR = "store"
 TABLES = ("raw", "events", "json")  # `convert.Rows` order
 # the code whose change changes the rows (not the import closure: it reaches the package __init__)
-STORE_SOURCES = ("store/*.py", "frames.py", "cleaning.py", "schema.py", "validation.py", "media.py", "traces.py")
+STORE_SOURCES = ("store/*.py", "traces/frames.py", "traces/cleaning.py", "traces/schema.py",
+                 "traces/validation.py", "traces/media.py", "traces/folders.py")
 
 
 class StoreError(RuntimeError):
@@ -43,8 +44,8 @@ def store_code() -> str:
     """The digest of STORE_SOURCES and of the one pattern the stored table-row counts were made with."""
     import hashlib
 
-    from ..code_closure import PACKAGE, digest
-    from ..fingerprint import TABLE_ROW
+    from ..traces.frames import TABLE_ROW
+    from ..util.code_closure import PACKAGE, digest
 
     files = digest([p for pattern in STORE_SOURCES for p in PACKAGE.glob(pattern)])
     return hashlib.sha256(f"{files}\0{TABLE_ROW}".encode()).hexdigest()[:16]

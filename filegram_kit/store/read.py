@@ -19,9 +19,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ..fingerprint import TABLE_ROWS
-from ..frames import SCHEMA
-from ..schema import Event, Trajectory
+from ..traces.frames import SCHEMA, TABLE_ROWS
+from ..traces.schema import Event, Trajectory
 from .convert import INDEX_SCHEMA, STAMPED, loaded_trajectory, stamp
 from .layout import corpus_root, is_ours, part_path, read_index, scan_stamps, store_dir
 from .lazyfields import LazyFields, TrajectoryJSON, mismatch
@@ -74,7 +73,7 @@ class EventStore:
         stamps = (scan_stamps(self.signal, STAMPED if whole else STAMPED[:1])
                   if profiles is None and tasks is None and corpus_root(path) else {})
         if not stamps:  # a selection, one trajectory folder, or nothing there (find_trajectory_dirs says so)
-            from ..traces import find_trajectory_dirs
+            from ..traces.folders import find_trajectory_dirs
 
             return self.served(find_trajectory_dirs(path, profiles, tasks))
         mine, rest = [], []
@@ -192,7 +191,7 @@ def behaviour(path: str | Path, *, with_content: bool = False, profiles: Iterabl
     17 features read no text). `whole=False`: a trajectory is current while its events.json is (its
     summary.json, which no frame column holds, is not looked at: one stat fewer per trajectory).
     """
-    from ..traces import find_trajectory_dirs
+    from ..traces.folders import find_trajectory_dirs
 
     store = EventStore.open(path)
     if store is not None:
@@ -240,15 +239,15 @@ def _json_path(rest: list[Path], where: str | Path, *, with_content: bool = Fals
                quarantine: bool = False, check_media: bool = True, progress: bool | None = None
                ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(the cleaned events frame of these folders, their ids) read by the JSON path."""
-    from ..cleaning import clean
-    from ..frames import events_frame
-    from ..traces import load_dirs
+    from ..traces.cleaning import clean
+    from ..traces.folders import load_dirs
+    from ..traces.frames import events_frame
 
     loaded = clean(load_dirs(rest, quarantine=quarantine, check_media=check_media, progress=progress,
                              where=where)).trajectories
     extra = events_frame(loaded, with_content=with_content or table_rows)
     if table_rows:
-        from ..fingerprint import TABLE_ROWS, table_rows_of
+        from ..traces.frames import TABLE_ROWS, table_rows_of
 
         extra = extra.with_columns(table_rows_of(pl.col("content")).cast(pl.Int32).alias(TABLE_ROWS))
         extra = extra if with_content else extra.drop("content")

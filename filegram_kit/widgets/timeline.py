@@ -23,10 +23,10 @@ import anywidget
 import polars as pl
 import traitlets
 
-from ..cleaning import anonymise_path
-from ..frames import events_frame
-from ..media import MediaError
-from ..schema import EVENT_CATEGORY, EVENT_TYPES, MEDIA_REF_FIELDS, Trajectory
+from ..traces.cleaning import anonymise_path
+from ..traces.frames import events_frame
+from ..traces.media import MediaError
+from ..traces.schema import EVENT_CATEGORY, EVENT_TYPES, MEDIA_REF_FIELDS, Trajectory
 from .jupyter_kernel import restore_jupyter_kernel
 
 # one colour per event category (the palette of the plotly timeline, report.figures.CATEGORY_COLORS)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -29,7 +28,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ..schema import Task
+from ..traces.schema import Task
+from ..util.seeds import stable_seed
 from .content import Composer, InputFile
 from .formats import render
 from .layouts import layout_for, plan_files
@@ -77,7 +77,7 @@ def build_workspace(task: Task, root: str | Path, *, seed: int = 0) -> list[Path
 
 def _mtime(f: InputFile) -> float:
     """A fixed, plausible modification time: days before June 2024, expired temporaries two years older."""
-    days = int.from_bytes(hashlib.sha256(f.path.encode("utf-8")).digest()[:2], "big") % 180
+    days = stable_seed(f.path, bits=16) % 180
     return _MTIME_BASE - 86_400 * (days + (730 if "expired" in f.flags else 0))
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import cjk
+from ..util import cjk
 from .content import InputFile
 
 FIXED_TIME = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 
 from . import archives as archives
 from . import text_tasks as text_tasks
+from .company_documents import t29_registry
 from .content import Composer, InputFile
-from .registry import t29_registry
 from .themes import THEMES
 
 

@@ -15,10 +15,10 @@ of their inputs: same input, same output bytes.
 from filegram_kit.llm.algorithms.anomaly import judge_anomaly
 from filegram_kit.llm.algorithms.embedders import DEFAULT_EMBEDDER, EMBEDDERS, embed_with
 from filegram_kit.llm.algorithms.embedding import LsaEmbedder, embed, reference_corpus
-from filegram_kit.llm.algorithms.facts import extract_facts
+from filegram_kit.llm.algorithms.fact_extraction import extract_facts
 from filegram_kit.llm.algorithms.judge import judge_likert
+from filegram_kit.llm.algorithms.lexical_reader import answer_mcq, answer_open
 from filegram_kit.llm.algorithms.narrate import narrate
-from filegram_kit.llm.algorithms.reader import answer_mcq, answer_open
 from filegram_kit.llm.algorithms.rephrase import rephrase
 from filegram_kit.llm.algorithms.segment import segment
 from filegram_kit.llm.algorithms.style import describe_style

@@ -29,7 +29,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from filegram_kit.llm.algorithms.embedders import memoised
+from filegram_kit.llm.algorithms.memo import memoised
 from filegram_kit.llm.algorithms.text import _CJK_RUN, STOPWORDS, tokens
 from filegram_kit.reference_text import reference_corpus
 
@@ -190,7 +190,7 @@ class LsaEmbedder:
 def embed(texts: list[str], *, dim: int = 256, seed: int = 0) -> np.ndarray:
     """Embed texts with the reference LSA model (see the module docstring).
 
-    Rows are remembered by text (embedders.memoised): benchmark runs embed the same context lines
+    Rows are remembered by text (memo.memoised): benchmark runs embed the same context lines
     and chunks many times, and each row depends on its text alone.
     """
     return memoised(("lsa", dim, seed), LsaEmbedder(dim, seed).embed, texts, dim)

@@ -2,7 +2,7 @@
 
 Coverage is a weighted mean of three recalls against the reference:
 - content words (stemmed, stopwords removed) found in the answer;
-- facts (the reference's statements, see facts.py; each counts when >= FACT_HIT of its content
+- facts (the reference's statements, see fact_extraction.py; each counts when >= FACT_HIT of its content
   words are in the answer) -- so keeping whole statements beats scattering the same words;
 - quantities (value + unit) the answer states too.
 A contradiction is a reference quantity the answer misses while stating another quantity of the
@@ -12,7 +12,7 @@ THRESHOLDS; a contradiction caps the score at 2, as the rubric's "one clear erro
 
 from __future__ import annotations
 
-from filegram_kit.llm.algorithms.facts import statements
+from filegram_kit.llm.algorithms.fact_extraction import statements
 from filegram_kit.llm.algorithms.text import content_terms, quantities, same_quantity, stem, tokens
 
 WEIGHTS = {"words": 0.5, "facts": 0.3, "numbers": 0.2}

@@ -14,7 +14,7 @@ Output: `Observation`s, each a one-sentence statement with its topic (reading, s
 editing, organizing, naming, cross-modal, workflow, content, style), the indices of the actions
 behind it (`sources`), how many actions support it, keywords and the files it names. Statements
 count and aggregate (how many files, which types, how deep, how large the edits); content facts
-come from the written text (facts.py) and the writing style from style.py. Lines that are not
+come from the written text (fact_extraction.py) and the writing style from style.py. Lines that are not
 actions are ignored, never guessed at. Confidence grows with support: 0.5 + 0.1 per supporting
 action, at most 0.95.
 """
@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from filegram_kit.llm.algorithms.facts import extract_facts
+from filegram_kit.llm.algorithms.fact_extraction import extract_facts
 from filegram_kit.llm.algorithms.style import describe_style
 
 _HEAD = re.compile(r"^(?:(?:user|assistant|system):\s*)?(?:\[\+(?P<t>[\d.]+)s\]\s*)?(?P<verb>[a-z_]+)\s+(?P<rest>.*)$")

@@ -33,7 +33,7 @@ import functools
 import re
 
 from filegram_kit.llm.algorithms.text import CJK, split_sentences, stem
-from filegram_kit.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, TIERS, Tier
+from filegram_kit.traces.schema import ATTRIBUTES, BEHAVIORAL_ATTRIBUTES, TIERS, Tier
 
 MAX_GAP = 2  # words allowed between two words of a cue phrase
 NEG_WINDOW = 4  # a negator this many tokens before a hit (same clause) negates it

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...drift import DETECTORS
-from ...habit import habit_drift
-from ...schema import Trajectory
+from ...behaviour.drift import DETECTORS
+from ...behaviour.habit import habit_drift
+from ...traces.schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
 from ..serialize import cleaned
 from ..stages import metered_ingest
@@ -30,6 +30,9 @@ from .calibration import Calibration, load_calibration
 from .channels import MAX_CHUNKS, consolidate
 from .engram import encode
 from .retrieve import BLOCK_TITLES, Knobs, build_context, target_dimensions
+
+if TYPE_CHECKING:
+    from ...llm.base import Backend
 
 __all__ = ["BLOCK_TITLES", "FileGramOS", "Knobs", "target_dimensions"]
 
@@ -39,7 +42,7 @@ class FileGramOS(MemorySystem):
     tau (deviation flag threshold), max_chunks (semantic index size), seed, calibration
     (a path or a `Calibration`; default: the packaged one), and detector: which sessions the episodic
     channel calls unlike the user ("fingerprint": the 17-D deviation, paper Eq. 1; "habit": the habit
-    model's surprise per action, `filegram_kit.habit`; "both": flagged by either)."""
+    model's surprise per action, `filegram_kit.behaviour.habit`; "both": flagged by either)."""
 
     name = "filegramos"
 
@@ -78,7 +81,7 @@ class FileGramOS(MemorySystem):
             return self.calibration
         return load_calibration(self.calibration)
 
-    def ingest(self, trajs: Iterable[Trajectory], *, backend: Any) -> FileGramOS:
+    def ingest(self, trajs: Iterable[Trajectory], *, backend: Backend) -> FileGramOS:
         items = check_no_ground_truth(trajs)
         self.user_ = one_user(items)
         sessions = cleaned(items)
@@ -93,7 +96,7 @@ class FileGramOS(MemorySystem):
         self.ingested_ = True
         return self
 
-    def retrieve(self, query: str, *, backend: Any) -> Context:
+    def retrieve(self, query: str, *, backend: Backend) -> Context:
         self._check_ingested()
         if (self.knobs.top_chunks or self.knobs.top_episodes) and query.strip():
             with backend.phase("query"):

@@ -6,7 +6,7 @@ standardised). Its decision boundaries are the thresholds; its probability for t
 is the confidence. It is fit on calibration personas drawn by `sample_profiles` (never the 20
 evaluated ones: `sample_profiles` excludes their tier vectors) and their offline-engine
 trajectories, and stored as plain numbers in `filegram_kit/data/calibration.json`, so reading a
-tier needs numpy only. `filegram calibrate` rebuilds it (`filegram_kit.calibrate`, outside memory/
+tier needs numpy only. `filegram calibrate` rebuilds it (`filegram_kit.cli.calibrate`, outside memory/
 because it drives the engine); the file records the engine it was fit on, and a test fails when
 the engine changes without a refit.
 """
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ... import atomic
-from ...fingerprint import FEATURE_DIMENSION, FEATURES
-from ...schema import DIMENSION_CODES, DIMENSIONS
+from ...behaviour.fingerprint import FEATURE_DIMENSION, FEATURES
+from ...traces.schema import DIMENSION_CODES, DIMENSIONS
+from ...util import atomic
 
 CALIBRATION_PATH = Path(__file__).resolve().parents[2] / "data" / "calibration.json"
 RATIO_FEATURES = frozenset({"search_ratio", "browse_ratio", "revisit_ratio", "small_edit_ratio"})

@@ -16,18 +16,21 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
-from ...drift import drift_frame, with_habit
-from ...fingerprint import FEATURE_DIMENSION, FEATURES, with_zscores, zscores
+from ...behaviour.drift import drift_frame, with_habit
+from ...behaviour.fingerprint import FEATURE_DIMENSION, FEATURES, with_zscores, zscores
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
 from .episodes import Episode
 from .kmeans import kmeans
 from .semantic import Chunk, EditStep, FilePreview, naming_conventions
+
+if TYPE_CHECKING:
+    from ...llm.base import Backend
 
 MAX_CHUNKS = 50
 EPISODE_DISTANCE = 0.6
@@ -104,7 +107,7 @@ def _select_chunks(engrams: list[Engram], flagged: set[str], limit: int) -> list
     return out
 
 
-def semantic_channel(engrams: list[Engram], flagged: set[str], backend: Any, max_chunks: int) -> SemanticChannel:
+def semantic_channel(engrams: list[Engram], flagged: set[str], backend: Backend, max_chunks: int) -> SemanticChannel:
     units = [e.semantic for e in engrams]
     styled = [u.style for u in units if u.style]
     style = {key: _majority([str(s.get(key, "")) for s in styled]) for key in ("tone", "structure", "detail")}
@@ -165,7 +168,7 @@ def cluster_sessions(mat: np.ndarray, sessions: list[str], seed: int = 0) -> tup
     return {s: relabel[lab] for s, lab in zip(sessions, labels, strict=True)}, described
 
 
-def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFrame, backend: Any,
+def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFrame, backend: Backend,
                      seed: int = 0) -> EpisodicChannel:
     eps = [ep for e in engrams for ep in e.episodes]
     texts = [f"{ep.title}. {ep.summary} {ep.narrative}" for ep in eps]
@@ -178,7 +181,7 @@ def episodic_channel(engrams: list[Engram], fp: pl.DataFrame, drift: pl.DataFram
                            z)
 
 
-def consolidate(engrams: list[Engram], calibration: Calibration, backend: Any, *, tau: float = 1.5,
+def consolidate(engrams: list[Engram], calibration: Calibration, backend: Backend, *, tau: float = 1.5,
                 max_chunks: int = MAX_CHUNKS, seed: int = 0, habit: pl.DataFrame | None = None,
                 detector: str = "fingerprint"):
     """The three channels of one user's memory, plus the per-session drift frame (`habit`: the habit model's

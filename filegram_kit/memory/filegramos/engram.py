@@ -1,7 +1,7 @@
 """Stage 1: one Engram per session (paper §5): procedural, semantic and episodic units.
 
 The procedural unit is the 17-D fingerprint plus the extended features (computed for all
-sessions at once with polars, `filegram_kit.fingerprint`); the semantic unit is in semantic.py,
+sessions at once with polars, `filegram_kit.behaviour.fingerprint`); the semantic unit is in semantic.py,
 the episodic unit in episodes.py. Every LLM step goes through a typed backend task, so the same
 code runs offline and against an API.
 """
@@ -13,18 +13,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from tqdm.auto import tqdm
 
-from ...fingerprint import FEATURES, extended_features, fingerprint_frame
-from ...frames import events_frame
-from ...schema import RETAINED_EVENT_TYPES, Trajectory
+from ...behaviour.fingerprint import FEATURES, extended_features, fingerprint_frame
+from ...traces.frames import events_frame
+from ...traces.schema import RETAINED_EVENT_TYPES, Trajectory
 from ..serialize import session_labels
 from ..stages import events_digest
 from .episodes import Episode, episodes
 from .semantic import SemanticUnit, semantic_unit
+
+if TYPE_CHECKING:
+    from ...llm.base import Backend
 
 
 @dataclass(frozen=True)
@@ -46,12 +49,12 @@ _cache: OrderedDict[str, tuple[Engram, dict]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _key(traj: Trajectory, backend: Any) -> str:
+def _key(traj: Trajectory, backend: Backend) -> str:
     """What decides an Engram: the backend's identity and the session's events (ids, types, times, fields)."""
     return json.dumps(backend.params(), sort_keys=True, default=str) + events_digest(traj)
 
 
-def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Any) -> list[tuple[Engram, dict]]:
+def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Backend) -> list[tuple[Engram, dict]]:
     """Engrams of sessions not seen before: one events frame and one feature pass for all of them
     (per-session polars calls would cost more than the features), then episodes and semantics per session;
     each with the backend calls it took."""
@@ -85,7 +88,7 @@ def _relabel(engram: Engram, trajectory_id: str, session: str) -> Engram:
                    episodes=tuple(replace(ep, session=session) for ep in engram.episodes))
 
 
-def encode(trajs: Sequence[Trajectory], backend: Any, *, progress: bool | None = None) -> list[Engram]:
+def encode(trajs: Sequence[Trajectory], backend: Backend, *, progress: bool | None = None) -> list[Engram]:
     """Engrams of cleaned trajectories, in their order.
 
     A session already encoded with the same backend in this process is reused (a benchmark builds

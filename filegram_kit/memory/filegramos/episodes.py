@@ -13,12 +13,15 @@ one focus shift every task has, so each session has at least 2 episodes when it 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from ...llm.tasks import ParseError
 from .semantic import short_name
+
+if TYPE_CHECKING:
+    from ...llm.base import Backend
 
 MIN_EPISODE, MAX_EPISODES = 3, 5
 LINE_PATH_CHARS = 40
@@ -103,7 +106,7 @@ def _valid(spans: list[tuple[int, int]], n: int) -> bool:
         all(spans[k][1] == spans[k + 1][0] for k in range(len(spans) - 1))
 
 
-def episodes(events: pl.DataFrame, session: str, backend: Any) -> tuple[list[Episode], int]:
+def episodes(events: pl.DataFrame, session: str, backend: Backend) -> tuple[list[Episode], int]:
     """The session's episodes and how many backend replies failed to parse (each falls back, see docstring)."""
     lines, ids = timeline(events)
     failures = 0

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ...fingerprint import FEATURE_DIMENSION
-from ...schema import DIMENSION_CODES, DIMENSIONS
+from ...behaviour.fingerprint import FEATURE_DIMENSION
+from ...traces.schema import DIMENSION_CODES, DIMENSIONS
 from ..base import Context
 from .channels import EpisodicChannel, ProceduralChannel, SemanticChannel
 from .semantic import short_name

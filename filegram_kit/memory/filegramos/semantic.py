@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ...documents import extension
+from ...traces.documents import extension
+
+if TYPE_CHECKING:
+    from ...llm.base import Backend
 
 CHUNK_CHARS = 800
 STYLE_FILES, STYLE_CHARS = 4, 600  # the encoder's budget per session (paper appendix B)
@@ -117,7 +120,7 @@ def style_sample(previews: list[FilePreview], contents: dict[str, str]) -> str:
     return "\n\n".join(parts)
 
 
-def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: Any) -> SemanticUnit:
+def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: Backend) -> SemanticUnit:
     """The semantic unit of one session from its events frame (with `content`); `diff_text(ref)` reads a diff."""
     creates = events.filter((pl.col("event_type") == "file_write") & (pl.col("operation") == "create"))
     contents, previews, chunks = {}, [], []
