@@ -51,12 +51,17 @@ def _():
     autorun = autorun_mode()  # no button to press when run as a script or in Jupyter
     backend_choice = mo.ui.dropdown(options=bv.available_backends(), value="offline",
                                     label="Backend (reader and memories)")
+    mo.vstack([mo.md(f"Backends available here: {', '.join(bv.available_backends())}."), backend_choice])
+    return autorun, backend_choice, smoke
+
+
+@app.cell
+def _():
     _options, _default = bv.method_choices()
     method_pick = mo.ui.multiselect(options=_options, value=_default, label="Methods")
-    limit = mo.ui.slider(steps=[1, 2, 5, 10, 20, 50, 100, 200, 550], value=2 if smoke else 10, show_value=True,
-                         label="File Grounding items per source sub-task")
-    mo.vstack([backend_choice, method_pick, limit])
-    return autorun, backend_choice, limit, method_pick, smoke
+    mo.vstack([mo.md("The methods that answer File Grounding below (Table 3's 13 by default; fewer answer faster)."),
+               method_pick])
+    return (method_pick,)
 
 
 @app.cell
@@ -109,9 +114,9 @@ def _(autorun, corpus, render_now, smoke):
 @app.cell
 def _(rendered):
     shown_files = examples(rendered.report, per_format=3)
-    file_pick = mo.ui.dropdown({f"{r['format']} · {r['trajectory_id']} · {r['title'][:40]}": i
-                                for i, r in enumerate(shown_files.iter_rows(named=True))},
-                               value=None, label="A rendered file")
+    _files = {f"{r['format']} · {r['trajectory_id']} · {r['title'][:40]}": i
+              for i, r in enumerate(shown_files.iter_rows(named=True))}
+    file_pick = mo.ui.dropdown(_files, value=next(iter(_files), None), label="A rendered file")
     file_pick
     return file_pick, shown_files
 
@@ -147,13 +152,16 @@ def _(corpus):
 
 
 @app.cell
-def _():
+def _(smoke):
+    limit = mo.ui.slider(steps=[1, 2, 5, 10, 20, 50, 100, 200, 550], value=2 if smoke else 10, show_value=True,
+                         label="File Grounding items per source sub-task")
     run_t4 = mo.ui.run_button(label="Answer File Grounding in both settings")
     mo.vstack([mo.md("The paper's Text vs Multimodal comparison: the same File Grounding items answered from the "
                      "text corpus and from its multimodal setting, by the methods and the items-per-sub-task "
-                     "limit chosen above; the change is paired on the items, personas resampled "
-                     "(`make reproduce` writes the full run to `figures/table03_settings.md`)."), run_t4])
-    return (run_t4,)
+                     "limit set here; the change is paired on the items, personas resampled "
+                     "(`make reproduce` writes the full run to `figures/table03_settings.md`)."),
+               mo.hstack([limit, run_t4], justify="start")])
+    return limit, run_t4
 
 
 @app.cell

@@ -62,6 +62,18 @@ def test_a_control_keeps_its_label_and_starting_value():
     assert widget.value == "b" and "<strong>Pick</strong>" in widget.description
 
 
+def test_a_dropdown_with_no_choice_shows_one_that_can_be_picked_back():
+    """ipywidgets reads a None value as "nothing selected": the first option a user picks would then be the None
+    entry and change nothing. No choice is an option of its own instead, selected at the start."""
+    element = mo.ui.dropdown({"first file": 0, "second file": 1}, value=None, label="A file")
+    widget = jo.control_widget(element)
+    assert widget.index == 0 and widget.label == "—" and element.value is None
+    widget.value = "second file"
+    assert element.value == 1
+    widget.index = 0
+    assert element.value is None
+
+
 def test_a_run_button_says_that_run_all_runs_what_it_gates():
     widget = jo.control_widget(mo.ui.run_button(label="Build the items"))
     assert "Build the items" in widget.value and jo.GATE_NOTE in widget.value

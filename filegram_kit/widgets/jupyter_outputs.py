@@ -43,6 +43,7 @@ KEEP = 512  # objects made into layouts and not shown yet (a layout is shown rig
 TABLE_ROWS = 20  # rows a table shows in Jupyter (marimo pages them); the rest is counted below it
 CONTROLS = frozenset({"dropdown", "radio", "multiselect", "slider", "number", "switch", "checkbox", "text",
                       "text_area", "run_button"})  # marimo controls with an ipywidgets form (`control_widget`)
+NO_CHOICE = "\u2014 no choice \u2014"  # a dropdown's "nothing selected" option (marimo's value None)
 GATE_NOTE = "in Jupyter, Run All runs the cells this button gates"
 _WIDGETS: dict[int, Any] = {}  # id of a live marimo control -> its ipywidget (controls are unhashable)
 _served = False
@@ -323,9 +324,10 @@ def control_widget(element: Any) -> Any:
         elif kind == "radio":
             widget = w.RadioButtons(options=options, value=front or None, **common)
             to_front = _same
-        else:
-            none = args.get("allow-select-none")
-            widget = w.Dropdown(options=([None] if none else []) + options, value=(front or [None])[0], **common)
+        else:  # "—" stands for no choice: ipywidgets reads a None value as "nothing selected", not as an option
+            none = [("—", NO_CHOICE)] if args.get("allow-select-none") else []
+            widget = w.Dropdown(options=none + [(o, o) for o in options], value=front[0] if front else NO_CHOICE,
+                                **common)
             to_front = _listed
     elif kind == "slider":
         steps = list(args.get("steps") or [])
@@ -374,7 +376,7 @@ def _same(value: Any) -> Any:
 
 
 def _listed(value: Any) -> list[Any]:
-    return [] if value is None else [value]
+    return [] if value is None or value == NO_CHOICE else [value]
 
 
 # ---------------------------------------------------------------- marimo's own elements, as plain HTML
