@@ -185,36 +185,34 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class MarimoEditServer:
-    """`marimo edit --headless` on a folder of notebooks, cwd `workdir`: every notebook of it opens (`url_for`)
-    in a kernel of its own, closed `session_ttl` s after its page; leaving the `with` block stops them all."""
+class LocalServer:
+    """A server process on 127.0.0.1 for one check, cwd `workdir`, its output in `log_path`: started in a
+    session of its own and healthy once `health_url` answers 200; leaving the `with` block stops it and every
+    process it started. Subclasses say how it starts (`command`) and what a failure to start raises."""
 
-    def __init__(self, folder: Path, workdir: Path, *, args: Sequence[str] = (), env: dict | None = None,
-                 pycache: Path | None = None, session_ttl: int = 2):
-        self.folder, self.workdir, self.args = Path(folder).resolve(), Path(workdir), list(args)
-        self.session_ttl = session_ttl
-        self.env = {**os.environ, **(env or {}), "PYTHONPYCACHEPREFIX": str(pycache or self.workdir / "pycache")}
-        # under a fresh prefix nothing is compiled yet: let the server and kernels write bytecode there, or every
-        # kernel would compile marimo, polars, plotly ... from source again (about 6 s per kernel on 2 cores)
-        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
-        self.port = free_port()
+    name = "server"
+    unavailable: type[Exception] = RuntimeError  # raised when the process exits before it answers
+    too_slow: type[Exception] = TimeoutError  # raised when it does not answer in START_TIMEOUT_S
+
+    def __init__(self, folder: Path, workdir: Path, env: dict, log_name: str):
+        self.folder, self.workdir = Path(folder).resolve(), Path(workdir)
+        self.env, self.port = env, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = self.workdir / "marimo-edit.log"
+        self.log_path = self.workdir / log_name
         self.proc: subprocess.Popen | None = None
 
-    def url_for(self, notebook: Path) -> str:
-        return f"{self.url}/?file={quote(str(Path(notebook).resolve().relative_to(self.folder)))}"
+    def command(self) -> list[str]:
+        raise NotImplementedError
 
-    def __enter__(self) -> MarimoEditServer:
+    def health_url(self) -> str:
+        raise NotImplementedError
+
+    def __enter__(self):
         self.workdir.mkdir(parents=True, exist_ok=True)
-        (self.workdir / ".marimo.toml").write_text(MARIMO_CONFIG, encoding="utf-8")
-        cmd = [str(MARIMO), "edit", "--headless", "--no-token", "--host", "127.0.0.1", "--port", str(self.port),
-               "--skip-update-check", "--no-sandbox", "--session-ttl", str(self.session_ttl), str(self.folder)]
-        if self.args:
-            cmd += ["--", *self.args]
+        command = self.command()
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = subprocess.Popen(command, cwd=self.workdir, env=self.env, stdout=log,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             self._wait_healthy()
         except BaseException:
@@ -230,20 +228,20 @@ class MarimoEditServer:
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never via a proxy
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"marimo edit exited with {self.proc.returncode}:\n{self.log_tail()}")
+                raise self.unavailable(f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}")
             try:
-                with direct.open(self.url + "/health", timeout=5) as resp:
+                with direct.open(self.health_url(), timeout=5) as resp:
                     if resp.status == 200:
                         return
             except OSError:
                 pass
             time.sleep(POLL_S)
-        raise TimeoutError(f"marimo edit did not answer on {self.url} within {START_TIMEOUT_S:.0f} s:\n"
-                           f"{self.log_tail()}")
+        raise self.too_slow(f"{self.name} did not answer on {self.url} within {START_TIMEOUT_S:.0f} s:\n"
+                            f"{self.log_tail()}")
 
     def stop(self) -> None:
         """SIGTERM to the server's process group, SIGKILL after 15 s; then SIGKILL to every process of the
-        server's tree seen just before (marimo starts each kernel in a session of its own, out of the group)."""
+        server's tree seen just before (a kernel may run in a session of its own, out of the group)."""
         if self.proc is None:
             return
         tree = self.tree()
@@ -275,6 +273,35 @@ class MarimoEditServer:
     def tree(self) -> dict[int, int]:
         """The server and its live descendants (kernels, helpers) as pid -> start time; {} without /proc."""
         return process_tree(self.proc.pid) if self.proc is not None else {}
+
+
+class MarimoEditServer(LocalServer):
+    """`marimo edit --headless` on a folder of notebooks, cwd `workdir`: every notebook of it opens (`url_for`)
+    in a kernel of its own, closed `session_ttl` s after its page; leaving the `with` block stops them all."""
+
+    name = "marimo edit"
+
+    def __init__(self, folder: Path, workdir: Path, *, args: Sequence[str] = (), env: dict | None = None,
+                 pycache: Path | None = None, session_ttl: int = 2):
+        workdir = Path(workdir)
+        env = {**os.environ, **(env or {}), "PYTHONPYCACHEPREFIX": str(pycache or workdir / "pycache")}
+        # under a fresh prefix nothing is compiled yet: let the server and kernels write bytecode there, or every
+        # kernel would compile marimo, polars, plotly ... from source again (about 6 s per kernel on 2 cores)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        super().__init__(folder, workdir, env, "marimo-edit.log")
+        self.args, self.session_ttl = list(args), session_ttl
+
+    def url_for(self, notebook: Path) -> str:
+        return f"{self.url}/?file={quote(str(Path(notebook).resolve().relative_to(self.folder)))}"
+
+    def health_url(self) -> str:
+        return self.url + "/health"
+
+    def command(self) -> list[str]:
+        (self.workdir / ".marimo.toml").write_text(MARIMO_CONFIG, encoding="utf-8")
+        cmd = [str(MARIMO), "edit", "--headless", "--no-token", "--host", "127.0.0.1", "--port", str(self.port),
+               "--skip-update-check", "--no-sandbox", "--session-ttl", str(self.session_ttl), str(self.folder)]
+        return cmd + (["--", *self.args] if self.args else [])
 
 
 def _process_table() -> dict[int, tuple[int, str, int]]:

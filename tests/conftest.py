@@ -135,3 +135,16 @@ def server():
 
     with LoopbackServer() as loopback:
         yield loopback
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The system Chromium, headless, for the browser checks (skipped where there is none)."""
+    from tests.browser_check import BrowserCheckUnavailable, chromium, chromium_path
+
+    try:
+        path = chromium_path()
+    except BrowserCheckUnavailable as err:
+        pytest.skip(f"browser check skipped: {err}")
+    with chromium(path) as context:
+        yield context

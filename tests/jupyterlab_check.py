@@ -23,16 +23,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlparse
 
-from tests.browser_check import free_port
+from tests.browser_check import LocalServer
 
 JUPYTER = Path(sys.executable).with_name("jupyter")
 START_TIMEOUT_S = 120.0
@@ -193,80 +190,37 @@ class LabRun:
         return found
 
 
-class JupyterLabServer:
+class JupyterLabServer(LocalServer):
     """`jupyter lab` on `folder`, its config and state in `workdir`; stopped on leaving the `with` block."""
 
+    name = "jupyter lab"
+    unavailable = too_slow = JupyterLabUnavailable
+
     def __init__(self, folder: Path, workdir: Path, *, env: dict | None = None):
-        self.folder, self.workdir = Path(folder).resolve(), Path(workdir)
-        self.port, self.token = free_port(), secrets.token_hex(16)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **(env or {}), **{name: str(self.workdir / sub) for name, sub in (
+        workdir = Path(workdir)
+        super().__init__(folder, workdir, {**os.environ, **(env or {}), **{name: str(workdir / sub) for name, sub in (
             ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-            ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"))}}
-        self.log_path = self.workdir / "jupyterlab.log"
-        self.proc: subprocess.Popen | None = None
+            ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"))}},
+            "jupyterlab.log")
+        self.token = secrets.token_hex(16)
 
     def url_for(self, notebook: Path) -> str:
         relative = quote(str(Path(notebook).resolve().relative_to(self.folder)))
         return f"{self.url}/lab/tree/{relative}?token={self.token}&reset"
 
-    def __enter__(self) -> JupyterLabServer:
+    def health_url(self) -> str:
+        return f"{self.url}/api/status?token={self.token}"
+
+    def command(self) -> list[str]:
+        if not JUPYTER.exists():
+            raise JupyterLabUnavailable(f"{JUPYTER} is missing: run `make setup`")
         for name, value in SETTINGS.items():
             path = self.workdir / "settings" / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value), encoding="utf-8")
-        cmd = [str(JUPYTER), "lab", "--no-browser", "--ip", "127.0.0.1", "--port", str(self.port),
-               f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.folder}",
-               "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=", "--ServerApp.allow_root=True"]
-        if not JUPYTER.exists():
-            raise JupyterLabUnavailable(f"{JUPYTER} is missing: run `make setup`")
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            self._wait_healthy()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def _wait_healthy(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise JupyterLabUnavailable(f"jupyter lab exited ({self.proc.returncode}):\n{self.log_tail()}")
-            try:
-                with direct.open(f"{self.url}/api/status?token={self.token}", timeout=5) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.5)
-        raise JupyterLabUnavailable(f"jupyter lab did not answer in {START_TIMEOUT_S:.0f} s:\n{self.log_tail()}")
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        with_group = [signal.SIGTERM, signal.SIGKILL]
-        for sig in with_group:
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=15)
-                return
-            except subprocess.TimeoutExpired:
-                continue
-
-    def log_tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
+        return [str(JUPYTER), "lab", "--no-browser", "--ip", "127.0.0.1", "--port", str(self.port),
+                f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.folder}",
+                "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=", "--ServerApp.allow_root=True"]
 
 
 def _kernel_state(page) -> dict:

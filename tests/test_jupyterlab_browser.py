@@ -15,8 +15,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests import browser_check
-from tests.browser_check import BrowserCheckUnavailable, chromium
 from tests.jupyterlab_check import JupyterLabServer, check_notebook
 from tests.notebook_sets import all_notebooks
 from tests.test_jupyter import export
@@ -37,16 +35,6 @@ TOY_CELLS = [
     "        'version_minor': 0}, 'text/plain': 'a widget'}, raw=True)",
     "raise ValueError('boom in JupyterLab')",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        path = browser_check.chromium_path()
-    except BrowserCheckUnavailable as err:
-        pytest.skip(f"browser check skipped: {err}")
-    with chromium(path) as context:
-        yield context
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests import browser_check
-from tests.browser_check import BrowserCheckUnavailable, MarimoEditServer, check_notebooks, chromium, still_running
+from tests.browser_check import BrowserCheckUnavailable, MarimoEditServer, check_notebooks, still_running
 from tests.notebook_sets import all_notebooks
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
@@ -59,16 +59,6 @@ TOYS = {
     "clean.py": toy(("", 'print("a clean notebook")', "")),
     "hangs.py": toy(("", '__import__("time").sleep(600)', "")),
 }
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        path = browser_check.chromium_path()
-    except BrowserCheckUnavailable as err:
-        pytest.skip(f"browser check skipped: {err}")
-    with chromium(path) as context:
-        yield context
 
 
 @pytest.fixture(scope="module")
