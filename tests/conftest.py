@@ -148,3 +148,17 @@ def browser():
         pytest.skip(f"browser check skipped: {err}")
     with chromium(path) as context:
         yield context
+
+
+SMALL_CORPUS = {"profiles": ["p1", "p3"], "tasks": ["T-01", "T-05", "T-12"]}  # understand, organize, iterate
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory) -> Path:
+    """Two personas x three task types from the engine, built once per test session for every module that only
+    reads it (a test that changes a corpus builds its own)."""
+    from filegram_kit.engine import build_corpus
+
+    out = tmp_path_factory.mktemp("small") / "corpus"
+    build_corpus(out, **SMALL_CORPUS, workers=1, progress=False)
+    return out

@@ -3,8 +3,6 @@ the tables' numbers are the variants' scores and paired changes; the digest reco
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
@@ -20,20 +18,11 @@ KEEP = ["question_id", "answer", "score", "context_tokens", "memory_tokens"]
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    from filegram_kit.engine import build_corpus
-
-    out = tmp_path_factory.mktemp("tiny") / "corpus"
-    build_corpus(out, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
-    return out
+def items(small_corpus):
+    return build_items(small_corpus, seed=0)
 
 
-@pytest.fixture(scope="module")
-def items(tiny):
-    return build_items(tiny, seed=0)
-
-
-def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(tiny, items, tmp_path, monkeypatch):
+def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(small_corpus, items, tmp_path, monkeypatch):
     ingests = []
     original = FileGramOS.ingest
 
@@ -43,11 +32,11 @@ def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(tiny, i
 
     monkeypatch.setattr(FileGramOS, "ingest", counting)
     lean = {"channels": ("procedural",), "display_chars": 800}
-    both = evaluate(items, tiny, [("filegramos", {}), ("filegramos", lean)], out=tmp_path / "both", workers=1,
+    both = evaluate(items, small_corpus, [("filegramos", {}), ("filegramos", lean)], out=tmp_path / "both", workers=1,
                     progress=False)
     sets = len({input_set(i) for i in items})
     assert len(ingests) == sets  # one ingest per input set for both variants
-    alone = evaluate(items, tiny, [("filegramos", lean)], out=tmp_path / "alone", workers=1, progress=False)
+    alone = evaluate(items, small_corpus, [("filegramos", lean)], out=tmp_path / "alone", workers=1, progress=False)
     assert len(ingests) == 2 * sets
     lean_hash = alone["params_hash"][0]
     shared = both.filter(pl.col("params_hash") == lean_hash).select(KEEP).sort("question_id")
@@ -56,10 +45,10 @@ def test_retrieval_variants_share_one_ingest_and_answer_as_separate_runs(tiny, i
     assert default.height == shared.height and not default["context_tokens"].equals(shared["context_tokens"])
 
 
-def test_adopt_refuses_another_ingest_setting(tiny):
+def test_adopt_refuses_another_ingest_setting(small_corpus):
     from filegram_kit.traces.load import load_trajectories
 
-    trajs = [t for t in load_trajectories(tiny, progress=False) if t.profile_id.startswith("p1")]
+    trajs = [t for t in load_trajectories(small_corpus, progress=False) if t.profile_id.startswith("p1")]
     backend = get_backend("offline")
     memory = get_memory("filegramos").ingest(trajs, backend=backend)
     assert get_memory("filegramos", top_chunks=1).adopt(memory).retrieve("folders", backend=backend).text
@@ -90,9 +79,9 @@ def test_variants_follow_the_papers_reference_rules():
     assert table13[0].params_hash == retriever[0].params_hash  # full model = the 300-char default
 
 
-def test_tables_are_the_variants_scores_and_paired_changes(tiny, items, tmp_path):
+def test_tables_are_the_variants_scores_and_paired_changes(small_corpus, items, tmp_path):
     variants = ablation.channel_ablation()
-    rows = evaluate(items, tiny, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
+    rows = evaluate(items, small_corpus, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
     table = ablation.ablation_table(rows, variants, n_boot=200)
     scores = table.filter(pl.col("row") == "score")
     assert scores["configuration"].to_list() == [v.label for v in variants]
@@ -109,11 +98,11 @@ def test_tables_are_the_variants_scores_and_paired_changes(tiny, items, tmp_path
         assert float(change["Avg"].split(" ")[0]) == pytest.approx(mine["Avg"] - full["Avg"], abs=0.11)
 
 
-def test_digest_recomputes_the_scores(tiny, items, tmp_path):
+def test_digest_recomputes_the_scores(small_corpus, items, tmp_path):
     from filegram_kit.report.ablation_tables import score_digest
 
     variants = ablation.sensitivity(display=(300, 800), context=(("Files/task 3 -> 1", {"files_per_task": 1}),))
-    rows = evaluate(items, tiny, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
+    rows = evaluate(items, small_corpus, ablation.as_methods(variants), out=tmp_path / "run", workers=1, progress=False)
     digest = score_digest(rows, variants)
     assert set(digest["variant"]) == {v.label for v in variants}
     assert digest["items"].sum() == rows.height

@@ -166,6 +166,21 @@ def test_a_torn_last_line_is_cut_and_recomputed(fakes, corpus, items, tmp_path):
     assert [r["question_id"] for r in rows] == ["q1", "q2", "q3"] and len(set(keys(rows))) == 3
 
 
+def test_rows_written_before_the_is_correct_rename_resume_and_read_as_is_correct(fakes, corpus, items, tmp_path):
+    out = tmp_path / "run"
+    evaluate(items[:3], corpus, ["recording"], out=out, workers=1, progress=False)
+    path = out / "results.jsonl"
+    old = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert all("is_correct" in r and "correct" not in r for r in old)
+    verdicts = [r["is_correct"] for r in old]
+    renamed = [{("correct" if k == "is_correct" else k): v for k, v in r.items()} for r in old]
+    path.write_text("".join(json.dumps(r) + "\n" for r in renamed), encoding="utf-8")
+    fakes.queries = []
+    frame = evaluate(items[:3], corpus, ["recording"], out=out, workers=1, progress=False)
+    assert fakes.queries == []  # the old rows count as answered
+    assert frame["is_correct"].to_list() == verdicts and "correct" not in frame.columns
+
+
 def test_other_items_in_the_same_folder_are_refused(fakes, corpus, items, tmp_path):
     evaluate(items, corpus, ["recording"], out=tmp_path / "run", workers=1, progress=False)
     with pytest.raises(ValueError, match="other items"):
@@ -318,20 +333,11 @@ def test_table3_separates_parameter_sets_and_matches_the_paper_layout():
 # -- CLI and the artifact on a tiny engine corpus ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    from filegram_kit.engine import build_corpus
-
-    out = tmp_path_factory.mktemp("tiny") / "corpus"
-    build_corpus(out, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
-    return out
-
-
-def test_cli_eval_and_results(tiny, tmp_path, capsys):
+def test_cli_eval_and_results(small_corpus, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "run"
-    assert main(["bench", "build", "--corpus", str(tiny), "--out", str(items)]) == 0
+    assert main(["bench", "build", "--corpus", str(small_corpus), "--out", str(items)]) == 0
     capsys.readouterr()
-    argv = ["eval", "--items", str(items), "--corpus", str(tiny), "--methods", "filegramos", "--out", str(out),
+    argv = ["eval", "--items", str(items), "--corpus", str(small_corpus), "--methods", "filegramos", "--out", str(out),
             "--limit", "2", "--workers", "1"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
@@ -359,43 +365,43 @@ def test_cli_eval_and_results(tiny, tmp_path, capsys):
     assert "no results" in capsys.readouterr().err
 
 
-def test_table03_artifact_on_a_tiny_corpus(tiny, tmp_path):
+def test_table03_artifact_on_a_tiny_corpus(small_corpus, tmp_path):
     from filegram_kit.report import ARTIFACTS
     from filegram_kit.report.bench_tables import OURS, OURS_B, PAPER, TABLE3_METHODS, table03_main_results
 
     art = ARTIFACTS["table03_main_results"]
     assert art.corpus and art.paper == "Table 3" and art.notebook == "05_benchmark"
-    table = table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    table = table03_main_results(small_corpus, limit=1, workers=1, out=tmp_path / "t3", progress=False)
     ours = table.filter(pl.col("source") == OURS)
     assert set(ours["method"]) <= set(TABLE3_METHODS) and "filegramos" in set(ours["method"])
     assert table.filter(pl.col("source") == PAPER).height == 13
     # one item of each of the tiny corpus' three sub-tasks, plus File and Visual Grounding from their settings
     assert (ours["n"] == 5).all() and ours["FileGrd"].is_not_null().all() and ours["VisGrd"].is_not_null().all()
     for setting in ("multimodal", "visual"):
-        assert json.loads((tiny.parent / f"corpus_{setting}" / "corpus.json").read_text())["setting"] == setting
+        assert json.loads((small_corpus.parent / f"corpus_{setting}" / "corpus.json").read_text())["setting"] == setting
     twin = table.filter(pl.col("source") == OURS_B)  # the style-pack check covers tracks 1-3 only
     assert twin["method"].to_list() == ours["method"].to_list() and (twin["n"] == 3).all()
     assert twin["FileGrd"].is_null().all()
-    assert json.loads((tiny.parent / "corpus_b" / "corpus.json").read_text())["style_pack"] == "B"
+    assert json.loads((small_corpus.parent / "corpus_b" / "corpus.json").read_text())["style_pack"] == "B"
     before = (tmp_path / "t3" / "results.jsonl").read_bytes()
-    assert table03_main_results(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False).equals(table)
+    assert table03_main_results(small_corpus, limit=1, workers=1, out=tmp_path / "t3", progress=False).equals(table)
     assert (tmp_path / "t3" / "results.jsonl").read_bytes() == before
 
 
-def test_style_pack_table_pairs_each_method_with_itself_on_the_twin_corpus(tiny, tmp_path):
+def test_style_pack_table_pairs_each_method_with_itself_on_the_twin_corpus(small_corpus, tmp_path):
     from filegram_kit.report.bench_tables import PACK_ROWS, table03_style_packs
 
-    table = table03_style_packs(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    table = table03_style_packs(small_corpus, limit=1, workers=1, out=tmp_path / "t3", progress=False)
     for label in table["label"].unique():
         assert table.filter(pl.col("label") == label)["corpus"].to_list() == list(PACK_ROWS)
     assert table.filter(pl.col("corpus") == "B - A")["Avg"].str.contains(r"^(?:[+-]\d|0\.0)").all()
 
 
-def test_settings_table_pairs_file_grounding_in_the_text_and_the_multimodal_setting(tiny, tmp_path):
+def test_settings_table_pairs_file_grounding_in_the_text_and_the_multimodal_setting(small_corpus, tmp_path):
     from filegram_kit.bench.results import load_results
     from filegram_kit.report.bench_tables import SETTING_ROWS, table03_settings
 
-    table = table03_settings(tiny, limit=1, workers=1, out=tmp_path / "t3", progress=False)
+    table = table03_settings(small_corpus, limit=1, workers=1, out=tmp_path / "t3", progress=False)
     assert table.columns[:4] == ["label", "setting", "backend", "FileGrd"]
     for label in table["label"].unique():
         assert table.filter(pl.col("label") == label)["setting"].to_list() == list(SETTING_ROWS)
@@ -437,7 +443,7 @@ def test_cli_eval_on_one_persona_skips_the_trace_observer_and_runs_the_other_con
     assert "observer_traces" not in methods and {"chance", "oracle", "oracle_paraphrased"} <= methods
 
 
-def test_a_reproduce_step_with_error_rows_fails_naming_method_item_and_error(tiny, tmp_path, monkeypatch):
+def test_a_reproduce_step_with_error_rows_fails_naming_method_item_and_error(small_corpus, tmp_path, monkeypatch):
     """A bench step (run_items, behind every Table 3 artifact) refuses rows that hold errors: a number over them
     counts each error as a wrong answer. allow_errors keeps the rows (and the old behaviour)."""
     from filegram_kit.bench.results import ErrorRows
@@ -450,16 +456,16 @@ def test_a_reproduce_step_with_error_rows_fails_naming_method_item_and_error(tin
     run = dict(limit=None, workers=1, out=tmp_path / "run", progress=False)
     with pytest.raises(ErrorRows, match=r"rows hold errors \(ingest: \d+\); first: method unbuilt, item \S+ "
                                         r"\(seed 0\): ingest: NotImplementedError") as caught:
-        run_items(tiny, ["no_context", "unbuilt"], (0,), settings, **run)
+        run_items(small_corpus, ["no_context", "unbuilt"], (0,), settings, **run)
     assert str(tmp_path / "run") in str(caught.value)
-    rows = run_items(tiny, ["no_context", "unbuilt"], (0,), replace(settings, allow_errors=True), **run)
+    rows = run_items(small_corpus, ["no_context", "unbuilt"], (0,), replace(settings, allow_errors=True), **run)
     errors = rows.filter(pl.col("error").is_not_null())
     assert set(errors["method"]) == {"unbuilt"} and errors.height == rows.filter(pl.col("method") == "unbuilt").height
     assert rows.filter(pl.col("method") == "no_context")["error"].null_count() == rows.filter(
         pl.col("method") == "no_context").height
 
 
-def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_is(tiny, tmp_path, monkeypatch):
+def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_is(small_corpus, tmp_path, monkeypatch):
     """The steps of one reproduce ask for the same item sets and rows again: they are remembered for the corpus
     as it is on disk (an edited ground-truth file is a new corpus), and callers get lists of their own."""
     import os
@@ -472,22 +478,22 @@ def test_items_and_finished_rows_are_built_once_per_process_for_a_corpus_as_it_i
     real_build, real_evaluate = generate.items_from_facts, harness.evaluate
     monkeypatch.setattr(generate, "items_from_facts", lambda *a, **k: built.append(1) or real_build(*a, **k))
     monkeypatch.setattr(harness, "evaluate", lambda *a, **k: evaluated.append(1) or real_evaluate(*a, **k))
-    first = generate.build_items(tiny, seed=3)
+    first = generate.build_items(small_corpus, seed=3)
     first.clear()
-    again = generate.build_items(tiny, seed=3)
+    again = generate.build_items(small_corpus, seed=3)
     assert len(built) == 1 and again and [i.question_id for i in again] == [
-        i.question_id for i in real_build(generate.corpus_facts(tiny), seed=3)[0]]
-    expressed = tiny / "expressed.json"
+        i.question_id for i in real_build(generate.corpus_facts(small_corpus), seed=3)[0]]
+    expressed = small_corpus / "expressed.json"
     stat = expressed.stat()
     os.utime(expressed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    generate.build_items(tiny, seed=3)
+    generate.build_items(small_corpus, seed=3)
     assert len(built) == 2  # the corpus changed on disk: built again
 
     settings = RunSettings(item_seeds=(0,), methods=("no_context",), workers=1, limit=2)
     run = dict(limit=None, workers=1, out=tmp_path / "rows", progress=False)
-    rows = run_items(tiny, ["no_context"], (0,), settings, **run)
-    assert run_items(tiny, ["no_context"], (0,), settings, **run) is rows and len(evaluated) == 1
-    run_items(tiny, ["no_context"], (0,), replace(settings, limit=1), **run)
+    rows = run_items(small_corpus, ["no_context"], (0,), settings, **run)
+    assert run_items(small_corpus, ["no_context"], (0,), settings, **run) is rows and len(evaluated) == 1
+    run_items(small_corpus, ["no_context"], (0,), replace(settings, limit=1), **run)
     assert len(evaluated) == 2  # other settings: computed (here: read back from the folder)
 
 
@@ -507,7 +513,7 @@ def test_process_batches_are_one_per_persona_the_largest_first():
     assert batches(groups[:2], workers=2) == [[groups[0]], [groups[1]]]  # few personas: even chunks, in order
 
 
-def test_controls_leave_out_observer_traces_when_the_corpus_has_one_persona(tiny, tmp_path, monkeypatch):
+def test_controls_leave_out_observer_traces_when_the_corpus_has_one_persona(small_corpus, tmp_path, monkeypatch):
     from filegram_kit.bench import trace_observer
     from filegram_kit.bench.controls import evaluate_controls
     from filegram_kit.bench.generate import build_items
@@ -517,17 +523,17 @@ def test_controls_leave_out_observer_traces_when_the_corpus_has_one_persona(tiny
         raise trace_observer.TooFewPersonas("it needs at least 2 personas, got ['p1_methodical']")
 
     monkeypatch.setattr(trace_observer, "trace_facts", one_persona)
-    items = [i for i in build_items(tiny, seed=0) if i.is_mcq][:3]
+    items = [i for i in build_items(small_corpus, seed=0) if i.is_mcq][:3]
     with pytest.warns(UserWarning, match="observer_traces left out"):
-        written = evaluate_controls(items, tiny, out=tmp_path / "run", controls=["chance", "observer_traces"])
+        written = evaluate_controls(items, small_corpus, out=tmp_path / "run", controls=["chance", "observer_traces"])
     rows = load_results(tmp_path / "run")
     assert written == 3 and set(rows["method"]) == {"chance"}
 
 
 @pytest.mark.parametrize(("backend", "workers", "expected"), [("offline", 2, "process"), ("offline", 1, "thread"),
                                                                ("gemini-like", 2, "thread")])
-def test_the_auto_executor_uses_processes_only_for_local_backends_with_workers(tiny, tmp_path, monkeypatch, backend,
-                                                                              workers, expected):
+def test_the_auto_executor_uses_processes_only_for_local_backends_with_workers(small_corpus, tmp_path, monkeypatch,
+                                                                              backend, workers, expected):
     from filegram_kit.bench import harness, parallel
     from filegram_kit.bench.generate import build_items
     from filegram_kit.llm import base
@@ -538,7 +544,7 @@ def test_the_auto_executor_uses_processes_only_for_local_backends_with_workers(t
     monkeypatch.setattr(harness, "run_groups", lambda *a, **kw: used.append("thread"))
     if backend != "offline":  # an API backend: by name, not local (a stand-in class, never called)
         monkeypatch.setitem(base.BACKENDS, backend, f"{OfflineBackend.__module__}:{OfflineBackend.__name__}")
-    items = build_items(tiny, seed=0, sub_tracks=["attribute_recognition"])[:2]
-    harness.evaluate(items, tiny, ["no_context"], backend=backend, out=tmp_path / "run", workers=workers,
+    items = build_items(small_corpus, seed=0, sub_tracks=["attribute_recognition"])[:2]
+    harness.evaluate(items, small_corpus, ["no_context"], backend=backend, out=tmp_path / "run", workers=workers,
                      executor="auto", progress=False)
     assert used == [expected]

@@ -29,7 +29,7 @@ def test_the_reader_picks_the_option_the_context_supports():
     context = Context("## Procedural Patterns\n- C Organization Preference: Deeply nested (3+ levels) (L) [0.98]\n"
                       "- dirs_created (C): 4.2 / 4 / 1.1 / 2 / 7")
     got = answer(mcq(), context, backend=BACKEND)
-    assert got.answer == "B" and got.score == 1.0 and got.correct and got.error is None
+    assert got.answer == "B" and got.score == 1.0 and got.is_correct and got.error is None
     wrong = answer(mcq(correct="C"), context, backend=BACKEND)
     assert wrong.answer == "B" and wrong.score == 0.0
 
@@ -37,7 +37,7 @@ def test_the_reader_picks_the_option_the_context_supports():
 def test_an_empty_context_ties_every_option_so_each_key_scores_exactly_chance():
     replies = [answer(mcq(correct=letter), Context(""), backend=BACKEND) for letter in "ABC"]
     assert [r.score for r in replies] == [pytest.approx(1 / 3)] * 3  # the tie's expected score, wherever the key
-    assert not any(r.correct for r in replies) and len({r.answer for r in replies}) == 1  # one item, one pick
+    assert not any(r.is_correct for r in replies) and len({r.answer for r in replies}) == 1  # one item, one pick
 
 
 def test_free_form_items_are_judged_on_a_1_to_5_scale_rescaled_to_100():

@@ -216,5 +216,5 @@ def test_compare_methods_answers_each_method_from_its_own_context_and_keeps_fail
         out.contexts["full_context"].text  # the memory saw the sessions under their task names
     assert "u_T-01" not in out.contexts["full_context"].text
     assert full["answer"] in "ABC" and full["chosen"] == q.choices["ABC".index(full["answer"])]
-    assert full["correct"] == (full["answer"] == "A") and full["score"] == float(full["correct"])
+    assert full["is_correct"] == (full["answer"] == "A") and full["score"] == float(full["is_correct"])
     assert bad["error"] and "no_such_method" in bad["error"] and bad["answer"] is None

@@ -67,3 +67,58 @@ def test_the_site_shows_quoted_tables_and_examples_not_their_markers(site):
     own = (site / "own-memory" / "index.html").read_text(encoding="utf-8")
     assert "HabitCounts" in own and "OverlapReader" in own and "8&lt;" not in own
     assert (site / "figures" / "figure03_data_distribution.png").is_file()  # the gallery's images are on the site
+
+
+# An estimate with its interval in the prose ("42.9 [32.3, 52.8]", "+0.7 [-1.0, 2.6]"): each must be read, at the
+# prose's rounding, from one line of a generated file (figures/, BENCHMARKS.md), so a rerun that moves a number
+# makes the page fail here instead of going stale. Estimates that no file holds any more are listed with why.
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+_ESTIMATE = re.compile(rf"({_NUMBER})%? (?:AUC |points )?\[({_NUMBER}), ({_NUMBER})\]")
+NOT_GENERATED = {
+    ("knowact.md", "45.8 [39.2, 53.3]"): "history: the Act ceiling before the instrument of issue 36",
+    ("track4.md", "-10.3 [-22.3, -1.0]"): "history: Full Context's semantic items before Chinese was rendered",
+}
+
+
+def _prose(text: str) -> str:
+    """The page without its fenced blocks (example output on a reader's machine) and snippet markers."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _matches(written: tuple[str, ...], numbers: list[float]) -> bool:
+    """Each written number is one of `numbers` at the written decimals (or x100, a share as %); half a unit of
+    the last written place either way, as the generated number may itself be rounded (0.585 -> 0.59)."""
+    def found(text: str) -> bool:
+        half = 0.5 * 10.0 ** -len(text.partition(".")[2]) + 1e-9
+        return any(abs(n * scale - float(text)) <= half for n in numbers for scale in (1, 100))
+    return all(found(t) for t in written)
+
+
+def test_every_estimate_with_an_interval_in_the_docs_is_read_from_a_generated_file():
+    generated = [ROOT / "BENCHMARKS.md", *sorted((ROOT / "figures").glob("*.md")),
+                 *sorted((ROOT / "figures").glob("*.csv"))]
+    lines = [[float(x) for x in re.findall(_NUMBER, line)] for path in generated
+             for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [numbers for numbers in lines if len(numbers) >= 3]
+    stale, checked = [], 0
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        if page.name == "results.md":
+            continue
+        for match in _ESTIMATE.finditer(_prose(page.read_text(encoding="utf-8"))):
+            written = match.groups()
+            quoted = f"{written[0]} [{written[1]}, {written[2]}]"
+            if (page.name, quoted) in NOT_GENERATED:
+                continue
+            checked += 1
+            if not any(_matches(written, numbers) for numbers in lines):
+                stale.append(f"docs/{page.name}: {quoted}")
+    assert checked >= 30  # the pattern still finds the pages' estimates
+    assert not stale, "estimates no generated file holds (rerun, or quote the new number):\n" + "\n".join(stale)
+
+
+def test_the_estimate_check_catches_a_number_that_moved():
+    numbers = [[41.6, 0.7, -1.0, 2.6]]
+    assert any(_matches(("+0.7", "-1.0", "2.6"), n) for n in numbers)
+    assert not any(_matches(("+0.8", "-1.0", "2.6"), n) for n in numbers)
+    assert not any(_matches(("41", "0.7", "-1.0"), n) for n in [[41.6, 0.7, -1.0]])  # 41.6 is written 42
+    assert any(_matches(("45.8", "39.2", "53.3"), n) for n in [[0.458, 0.392, 0.533]])  # a share written as %

@@ -101,6 +101,36 @@ def test_a_failing_unit_stops_the_run_with_its_own_error():
         list(get_executor("thread", workers=2).imap(boom, [(0,), (1,)]))
 
 
+def test_a_stopped_pool_also_ends_a_worker_started_but_not_yet_in_its_table():
+    """A stop inside `submit` can land between a worker's start and its entry in the pool's table; at exit
+    multiprocessing would wait for that worker, which waits for work, so the command would hang."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from filegram_kit.util.executors import child_processes, terminate_workers
+
+    context = mp.get_context("spawn")
+    older = context.Process(target=time.sleep, args=(60,))
+    older.start()
+    earlier = child_processes()
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+    untracked = context.Process(target=time.sleep, args=(60,))  # as if started by the interrupted submit
+    untracked.start()
+    try:
+        terminate_workers(pool)
+        untracked.join(2)
+        assert untracked.is_alive()  # without `earlier` the pool knows nothing of it
+        terminate_workers(pool, earlier=earlier)
+        untracked.join(10)
+        assert not untracked.is_alive()
+        assert older.is_alive()  # a child from before the pool is not the pool's to stop
+    finally:
+        for process in (older, untracked):
+            process.kill()
+            process.join()
+        pool.shutdown(wait=False)
+
+
 # -- the rate limit -------------------------------------------------------------------------------------------
 
 

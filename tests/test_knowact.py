@@ -385,8 +385,8 @@ def test_free_form_know_passes_a_memory_that_states_the_value_and_nobody_else():
     right = know_test(_Says(statement(lambda t: t)), items, backend=backend)
     wrong = know_test(_Says(statement(lambda t: {"L": "R", "M": "L", "R": "L"}[t])), items, backend=backend)
     empty = know_test(_Says(""), items, backend=backend)
-    assert sum(r["correct"] for r in right) >= len(items) - 1  # the truth in the memory's words is read
-    assert not any(r["correct"] for r in empty) and sum(r["correct"] for r in wrong) <= 1
+    assert sum(r["is_correct"] for r in right) >= len(items) - 1  # the truth in the memory's words is read
+    assert not any(r["is_correct"] for r in empty) and sum(r["is_correct"] for r in wrong) <= 1
 
 
 # -- the Act reader --------------------------------------------------------------------------------------------

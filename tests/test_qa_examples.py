@@ -5,21 +5,12 @@ import re
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from filegram_kit.bench.generate import build_items
 from filegram_kit.bench.schema import Item
 from filegram_kit.bench.track4 import track4_items
-from filegram_kit.engine import build_corpus
 from filegram_kit.report import reproduce
 from filegram_kit.report.qa_examples import TABLE, examples_figure, examples_frame, figure05_qa_examples
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tiny") / "corpus"
-    build_corpus(out, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
-    return out
 
 
 def first_items(corpus: Path) -> dict[str, Item]:
@@ -30,9 +21,9 @@ def first_items(corpus: Path) -> dict[str, Item]:
     return found
 
 
-def test_one_row_per_sub_task_each_equal_to_its_first_item(tiny):
-    data = figure05_qa_examples(corpus=tiny).data
-    expected = first_items(tiny)
+def test_one_row_per_sub_task_each_equal_to_its_first_item(small_corpus):
+    data = figure05_qa_examples(corpus=small_corpus).data
+    expected = first_items(small_corpus)
     assert data["sub_track"].to_list() == list(expected)
     assert len(expected) >= 2  # the tiny corpus has several sub-tasks, among them a free-form one
     for row in data.iter_rows(named=True):
@@ -43,8 +34,8 @@ def test_one_row_per_sub_task_each_equal_to_its_first_item(tiny):
         assert row["correct_text"] == (item.choices[item.answer_index] if item.is_mcq else item.correct)
 
 
-def test_free_form_rows_show_the_reference_answer(tiny):
-    result = figure05_qa_examples(corpus=tiny)
+def test_free_form_rows_show_the_reference_answer(small_corpus):
+    result = figure05_qa_examples(corpus=small_corpus)
     free = result.data.filter(pl.col("choices") == "[]")
     assert set(free["sub_track"]) == {"profile_reconstruction", "visual_grounding"}
     answers = result.figure.data[0].cells.values[2]
@@ -69,8 +60,8 @@ def test_long_questions_and_options_wrap_to_their_column():
     assert figure.layout.height > 200  # grows with its rows
 
 
-def test_reproduce_writes_the_frame_as_csv(tiny, tmp_path):
-    reproduce(tmp_path, only=["figure05_qa_examples"], corpus=tiny, images=False, progress=False)
+def test_reproduce_writes_the_frame_as_csv(small_corpus, tmp_path):
+    reproduce(tmp_path, only=["figure05_qa_examples"], corpus=small_corpus, images=False, progress=False)
     written = pl.read_csv(tmp_path / "figure05_qa_examples.csv")
-    assert written["question_id"].to_list() == [i.question_id for i in first_items(tiny).values()]
+    assert written["question_id"].to_list() == [i.question_id for i in first_items(small_corpus).values()]
     assert (tmp_path / "figure05_qa_examples.html").is_file()

@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from filegram_kit.engine import PAPER_TABLE5, build_corpus
+from filegram_kit.engine import PAPER_TABLE5
 from filegram_kit.report import ARTIFACTS, corpus_source, distribution, export, reproduce
 from filegram_kit.report.figures import figure03_data_distribution
 from filegram_kit.report.tables import table05_event_counts
@@ -26,27 +26,20 @@ FIGURES = ROOT / "figures"
 PROFILES, TASKS = ["p1", "p3"], ["T-01", "T-05", "T-12"]  # understand, organize, iterate
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tiny") / "corpus"
-    build_corpus(out, profiles=PROFILES, tasks=TASKS, workers=1, progress=False)
-    return out
-
-
 def raw_runs(corpus: Path) -> dict[str, list[dict]]:
     """trajectory folder name -> its raw events, read with json alone."""
     return {d.name: json.loads((d / "events.json").read_text(encoding="utf-8"))
             for d in sorted((corpus / "signal").iterdir()) if (d / "events.json").is_file()}
 
 
-def test_tiny_corpus_has_every_trajectory(tiny):
-    assert len(raw_runs(tiny)) == len(PROFILES) * len(TASKS)
+def test_tiny_corpus_has_every_trajectory(small_corpus):
+    assert len(raw_runs(small_corpus)) == len(PROFILES) * len(TASKS)
 
 
-def test_table05_counts_equal_events_json(tiny):
-    runs = raw_runs(tiny)
+def test_table05_counts_equal_events_json(small_corpus):
+    runs = raw_runs(small_corpus)
     counts = Counter(e["event_type"] for events in runs.values() for e in events)
-    table = table05_event_counts(tiny)
+    table = table05_event_counts(small_corpus)
     per_type = table.filter(pl.col("category") != "total")
     assert per_type["event_type"].to_list() == list(RETAINED_EVENT_TYPES + METADATA_EVENT_TYPES)
     assert dict(per_type.select("event_type", "ours").iter_rows()) == {t: counts.get(t, 0) for t in EVENT_TYPES}
@@ -65,8 +58,8 @@ def _bin(n: int) -> str:
     return f"{lo}-{lo + distribution.BIN_WIDTH - 1}"
 
 
-def test_figure03_numbers_equal_events_json(tiny):
-    runs = raw_runs(tiny)
+def test_figure03_numbers_equal_events_json(small_corpus):
+    runs = raw_runs(small_corpus)
     task_of = {name: get_task(name.rsplit("_", 1)[1]).type for name in runs}
     by_type, files, per_traj = Counter(), set(), Counter()
     for name, events in runs.items():
@@ -78,7 +71,7 @@ def test_figure03_numbers_equal_events_json(tiny):
                 files.add((name, e["file_path"]))
             if e["event_type"] == "file_copy":
                 files.add((name, e["dest_path"]))
-    data = figure03_data_distribution(tiny).data
+    data = figure03_data_distribution(small_corpus).data
 
     def panel(name):
         return {(x, s): v for x, s, v in distribution.panel(data, name).iter_rows()}
@@ -94,20 +87,20 @@ def test_figure03_numbers_equal_events_json(tiny):
     assert panel("trajectories_by_task_type") == dict(Counter((t, "trajectories") for t in task_of.values()))
 
 
-def test_figure03_draws_its_numbers(tiny):
-    result = figure03_data_distribution(tiny)
+def test_figure03_draws_its_numbers(small_corpus):
+    result = figure03_data_distribution(small_corpus)
     total = distribution.totals(result.data)
     assert f"{total['trajectories']} trajectories" in result.figure.layout.title.text
     drawn = sum(sum(t.y) for t in result.figure.data if t.showlegend is not False)  # the stacked category bars
     assert drawn == total["atomic_actions"]
 
 
-def test_reproduce_writes_offline_html_and_png_for_figures(tiny, tmp_path):
+def test_reproduce_writes_offline_html_and_png_for_figures(small_corpus, tmp_path):
     try:
         export.find_browser()
     except export.BrowserNotFoundError as exc:
         pytest.skip(f"PNG export needs a browser: {exc}")
-    written = reproduce(tmp_path, only=["figure03_data_distribution"], corpus=tiny, progress=False)
+    written = reproduce(tmp_path, only=["figure03_data_distribution"], corpus=small_corpus, progress=False)
     assert sorted(p.name for p in written) == [f"figure03_data_distribution.{e}" for e in ("csv", "html", "md", "png")]
     html = (tmp_path / "figure03_data_distribution.html").read_text(encoding="utf-8")
     sources = re.findall(r"<script[^>]*src=\"([^\"]+)\"", html)
@@ -212,15 +205,15 @@ def test_docs_prose_quotes_the_committed_table5_share():
     assert f"simulation-metadata share is {rows['all metadata']['share']:.1%}" in page
 
 
-def test_cli_reproduces_from_a_given_corpus(tiny, tmp_path):
+def test_cli_reproduces_from_a_given_corpus(small_corpus, tmp_path):
     from filegram_kit.cli import main
 
     assert main(["reproduce", "--out", str(tmp_path), "--only", "table05_event_counts",
-                 "figure03_data_distribution", "--corpus", str(tiny), "--no-images"]) == 0
+                 "figure03_data_distribution", "--corpus", str(small_corpus), "--no-images"]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert "figure03_data_distribution.html" in names and "figure03_data_distribution.png" not in names
     frame = pl.read_csv(tmp_path / "table05_event_counts.csv")
-    counts = Counter(e["event_type"] for d in (tiny / "signal").iterdir()
+    counts = Counter(e["event_type"] for d in (small_corpus / "signal").iterdir()
                      for e in json.loads((d / "events.json").read_text()))
     assert frame.filter(pl.col("event_type") == "file_read")["ours"][0] == counts["file_read"]
 
@@ -234,16 +227,16 @@ def test_docs_prose_quotes_the_committed_filegramos_numbers():
     assert f"{drift['task_adjusted_deviation']['auc']:.3f} after removing" in page
 
 
-def test_filegramos_tables_on_the_tiny_corpus(tiny):
+def test_filegramos_tables_on_the_tiny_corpus(small_corpus):
     from filegram_kit.report.memory_tables import filegramos_drift, filegramos_recovery, filegramos_tokens
 
-    recovery = filegramos_recovery(corpus=tiny)
+    recovery = filegramos_recovery(corpus=small_corpus)
     assert recovery["personas"].to_list() == [len(PROFILES)] * 6 + [6 * len(PROFILES)]
-    assert recovery["accuracy"][-1] == round(recovery["correct"][-1] / recovery["personas"][-1], 3)
-    drift = filegramos_drift(corpus=tiny)
+    assert recovery["accuracy"][-1] == round(recovery["recovered"][-1] / recovery["personas"][-1], 3)
+    drift = filegramos_drift(corpus=small_corpus)
     assert drift["score"].to_list() == ["deviation", "task_adjusted_deviation"]
     assert (drift["perturbed"] + drift["normal"]).to_list() == [len(PROFILES) * len(TASKS)] * 2
-    tokens = filegramos_tokens(corpus=tiny)
+    tokens = filegramos_tokens(corpus=small_corpus)
     stored, query = tokens["ours_mean"].to_list()
     assert stored > query > 0
 

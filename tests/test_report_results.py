@@ -84,15 +84,13 @@ def test_paper_vs_ours_quotes_the_committed_tables():
     assert dict(zip(t13["column"], t13["paper"], strict=True)) == PAPER_TABLE13_FULL
 
 
-def test_figure07_rows_are_the_harness_answers(tmp_path):
+def test_figure07_rows_are_the_harness_answers(small_corpus, tmp_path):
     from filegram_kit.bench.generate import build_items
     from filegram_kit.bench.harness import evaluate
-    from filegram_kit.engine import build_corpus
     from filegram_kit.report.qualitative import figure07_qualitative, first_items
     from filegram_kit.report.settings import FULL
 
-    corpus = tmp_path / "corpus"
-    build_corpus(corpus, profiles=["p1", "p3"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
+    corpus = small_corpus
     settings = replace(FULL, methods=("no_context", "filegramos"))
     result = figure07_qualitative(corpus, settings=settings)
     frame = result.data
@@ -102,7 +100,7 @@ def test_figure07_rows_are_the_harness_answers(tmp_path):
     rows = evaluate(items, corpus, list(settings.methods), out=tmp_path / "run", workers=1, progress=False)
     for row in rows.iter_rows(named=True):
         mine = frame.filter((pl.col("question_id") == row["question_id"]) & (pl.col("method") == row["method"]))
-        assert mine["answer"][0] == row["answer"] and mine["correct"][0] == row["correct"]
+        assert mine["answer"][0] == row["answer"] and mine["is_correct"][0] == row["is_correct"]
         assert mine["context_tokens"][0] == row["context_tokens"]
 
 

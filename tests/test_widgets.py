@@ -174,7 +174,7 @@ def test_filter_options_follow_the_paper_order_and_narrow_with_the_track(items):
 
 
 def test_item_record_holds_the_question_lettered_choices_and_answers(items):
-    answers = [{"method": "filegramos", "answer": "B", "correct": True}]
+    answers = [{"method": "filegramos", "answer": "B", "is_correct": True}]
     record = item_record(items[0], answers)
     assert record["question_id"] == "q1" and record["question"] == "question q1?" and record["is_mcq"]
     assert record["choices"] == [{"letter": "A", "text": "yes"}, {"letter": "B", "text": "no"},
@@ -188,15 +188,15 @@ def test_item_record_holds_the_question_lettered_choices_and_answers(items):
 def test_answers_by_question_groups_the_results_rows(items):
     results = pl.DataFrame({"method": ["naive_rag", "filegramos", "naive_rag", "filegramos"],
                             "question_id": ["q1", "q1", "q5", "q5"], "answer": ["A", "B", "text", None],
-                            "correct": [False, True, None, None], "score": [0.0, 1.0, 62.5, float("nan")],
+                            "is_correct": [False, True, None, None], "score": [0.0, 1.0, 62.5, float("nan")],
                             "latency_s": [0.1, 0.2, 0.3, 0.4]})
     grouped = answers_by_question(results)
     assert list(grouped) == ["q1", "q5"]
-    assert grouped["q1"] == [{"method": "naive_rag", "answer": "A", "correct": False, "score": 0.0},
-                             {"method": "filegramos", "answer": "B", "correct": True, "score": 1.0}]
+    assert grouped["q1"] == [{"method": "naive_rag", "answer": "A", "is_correct": False, "score": 0.0},
+                             {"method": "filegramos", "answer": "B", "is_correct": True, "score": 1.0}]
     assert grouped["q5"][1]["score"] is None  # NaN is not JSON
-    with pytest.raises(ValueError, match="no column.*correct"):
-        answers_by_question(results.drop("correct"))
+    with pytest.raises(ValueError, match="no column.*is_correct"):
+        answers_by_question(results.drop("is_correct"))
 
 
 def test_item_browser_filters_narrow_the_items_and_fall_back_to_all(items):
@@ -233,11 +233,11 @@ def test_item_browser_steps_clamps_and_hides_the_answer_again(items):
 
 
 def test_item_browser_shows_each_methods_answer_for_the_item(items):
-    results = [{"method": m, "question_id": q, "answer": a, "correct": a == "B"}
+    results = [{"method": m, "question_id": q, "answer": a, "is_correct": a == "B"}
                for q in ("q1", "q6") for m, a in (("no_context", "A"), ("filegramos", "B"))]
     widget = ItemBrowser(items, results=results)
     assert widget.has_results
-    assert [(a["method"], a["answer"], a["correct"]) for a in widget.item["answers"]] == [
+    assert [(a["method"], a["answer"], a["is_correct"]) for a in widget.item["answers"]] == [
         ("no_context", "A", False), ("filegramos", "B", True)]
     widget.set_state({"position": 1})
     assert widget.item["question_id"] == "q2" and widget.item["answers"] == []

@@ -5,9 +5,7 @@ The entry points, importable from here (loaded on first use, so `import filegram
     items = build_items("data/corpus", seed=0)             # or load_items("items.parquet") / write_items(items, path)
     rows = evaluate(items, "data/corpus", ["no_context", "filegramos"], out="runs/a", executor="auto")
     print(format_table3(table3(rows)))                      # paper Table 3's layout
-
-`readout` (CIs and paired differences) stays in `filegram_kit.bench.analysis`: its module has the same name, so the
-package attribute would be the module, not the function.
+    print(format_readout(readout(rows)))                    # CIs by persona, paired differences, the controls
 """
 
 from importlib import import_module
@@ -18,7 +16,7 @@ from .schema import CHANNELS, FIELDS, SUB_TRACKS, TRACKS, Item
 _ENTRY_POINTS = {
     "build_items": "generate", "load_items": "items", "write_items": "items", "evaluate": "harness",
     "load_results": "harness", "table3": "score", "format_table3": "score", "evaluate_controls": "controls",
-    "build_file_grounding": "file_grounding",
+    "build_file_grounding": "file_grounding", "readout": "analysis", "format_readout": "analysis",
 }
 
 __all__ = ["CHANNELS", "FIELDS", "SUB_TRACKS", "TRACKS", "Item", *_ENTRY_POINTS]

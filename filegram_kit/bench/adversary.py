@@ -94,7 +94,7 @@ def _text_features(items: list[Item]) -> tuple[list[str], list[int]]:
 class Prediction:
     question_id: str
     index: int  # the option the adversary picks
-    correct: bool
+    is_correct: bool
 
 
 def _design(items: list[Item], vectorizer, most: int) -> sparse.csr_matrix:

@@ -142,7 +142,7 @@ def audit_items(items: Iterable[Item], facts: CorpusFacts | None = None) -> Audi
     mcq = [i for i in items if i.is_mcq]
     if not mcq:
         raise ValueError("audit_items: no multiple-choice items to audit")
-    hits = {p.question_id: p.correct for p in choices_only(mcq)}
+    hits = {p.question_id: p.is_correct for p in choices_only(mcq)}
     observed = None
     if facts is not None:
         observed = {i.question_id: observe(i, facts).index == i.answer_index for i in mcq

@@ -107,7 +107,7 @@ def _row(item: Item, method: str, backend: str, model: str, seed: int, **fields:
 def _choice(item: Item, method: str, index: int, seed: int) -> dict[str, Any]:
     correct = index == item.answer_index
     return _row(item, method, CONTROL_BACKEND, "-", seed, answer=LETTERS[index] if index >= 0 else "",
-                score=float(correct), correct=correct)
+                score=float(correct), is_correct=correct)
 
 
 def _observed(item: Item, judged: Any, seed: int) -> dict[str, Any]:
@@ -116,7 +116,7 @@ def _observed(item: Item, judged: Any, seed: int) -> dict[str, Any]:
     if judged.index >= 0 or not judged.scores:
         return _choice(item, "observer_traces", judged.index, seed)
     return _row(item, "observer_traces", CONTROL_BACKEND, "-", seed, answer="",
-                score=tie_credit(list(judged.scores), item.answer_index), correct=False)
+                score=tie_credit(list(judged.scores), item.answer_index), is_correct=False)
 
 
 def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[str] = CONTROLS,
@@ -134,7 +134,7 @@ def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[st
     mcq = [i for i in items if i.is_mcq]
     rows: list[dict[str, Any]] = []
     if "chance" in chosen:
-        rows += [_row(i, "chance", CONTROL_BACKEND, "-", seed, answer="", score=1.0 / len(i.choices), correct=False)
+        rows += [_row(i, "chance", CONTROL_BACKEND, "-", seed, answer="", score=1.0 / len(i.choices), is_correct=False)
                  for i in mcq]
     if "choices_only" in chosen and mcq:
         picks = {p.question_id: p.index for p in choices_only(mcq)}
@@ -153,7 +153,7 @@ def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[st
             context = Context(write(item, facts))
             reply = answer(item, context, backend=backend)
             rows.append(_row(item, name, backend.name, backend.model, seed, answer=reply.answer,
-                             score=reply.score, correct=reply.correct, likert=reply.likert,
+                             score=reply.score, is_correct=reply.is_correct, likert=reply.likert,
                              confidence=reply.confidence, context_tokens=context.tokens,
                              rationale=reply.rationale or None, error=reply.error))
     return rows

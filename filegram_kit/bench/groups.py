@@ -315,7 +315,7 @@ def answer_item(group: Group, item: Item, backend: Backend, tally: ThreadTally) 
         else:
             try:
                 reply = answer(item, context, backend=backend)
-                fields.update(answer=reply.answer, score=reply.score, correct=reply.correct, likert=reply.likert,
+                fields.update(answer=reply.answer, score=reply.score, is_correct=reply.is_correct, likert=reply.likert,
                               confidence=reply.confidence, rationale=reply.rationale or None, error=reply.error,
                               error_message=reply.rationale if reply.error else None)
             except Exception as exc:

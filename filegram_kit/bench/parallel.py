@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm import get_backend
 from ..memory.base import MEMORIES, importable_memories
-from ..util.executors import terminate_workers, watch_parent
+from ..util.executors import child_processes, terminate_workers, watch_parent
 from .inputs import TrajectoryStore
 
 if TYPE_CHECKING:
@@ -212,6 +212,7 @@ def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, bac
     context = mp.get_context("spawn")
     rows = context.Queue()
     expected, received, checked = sum(len(g.items) for g in groups), 0, time.monotonic()
+    earlier = child_processes()
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start,
                                initargs=(rows, str(corpus), backend_name, dict(backend_params), importable_memories(),
                                          run))
@@ -234,7 +235,7 @@ def run_in_processes(groups: list, *, corpus: str | Path, backend_name: str, bac
         for future in futures:
             add_usage(future.result())
     except BaseException:
-        terminate_workers(pool)
+        terminate_workers(pool, earlier=earlier)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

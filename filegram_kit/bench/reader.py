@@ -51,7 +51,7 @@ class Answer:
     error: str | None = None  # None | "parse"
 
     @property
-    def correct(self) -> bool:
+    def is_correct(self) -> bool:
         return self.score >= 1.0 if self.likert is None else self.likert >= 4
 
 

@@ -24,13 +24,20 @@ RESULT_SCHEMA: dict[str, Any] = {
     "method": pl.String, "params_hash": pl.String, "backend": pl.String, "model": pl.String,
     "question_id": pl.String, "seed": pl.Int64, "item_seed": pl.Int64, "profile_id": pl.String,
     "control": pl.Boolean, "sub_track": pl.String, "channel": pl.String, "mcq": pl.Boolean,
-    "input_key": pl.String, "answer": pl.String, "score": pl.Float64, "correct": pl.Boolean, "likert": pl.Int64,
+    "input_key": pl.String, "answer": pl.String, "score": pl.Float64, "is_correct": pl.Boolean, "likert": pl.Int64,
     "confidence": pl.Float64, "rationale": pl.String, "context_tokens": pl.Int64, "memory_tokens": pl.Int64,
     "latency_s": pl.Float64, "ingest_s": pl.Float64, "ingest_calls": pl.Int64, "ingest_tokens_in": pl.Int64,
     "ingest_tokens_out": pl.Int64, "ingest_est_tokens_in": pl.Int64, "ingest_est_tokens_out": pl.Int64,
     "cache_hit": pl.Boolean, "reader_tokens_in": pl.Int64,
     "reader_tokens_out": pl.Int64, "error": pl.String, "error_message": pl.String,
 }
+
+
+def _current(row: dict[str, Any]) -> dict[str, Any]:
+    """A row in today's columns: rows written before the rename hold the verdict as `correct`."""
+    if "correct" in row and "is_correct" not in row:
+        row["is_correct"] = row.pop("correct")
+    return row
 
 
 class ResultsLog:
@@ -57,7 +64,7 @@ class ResultsLog:
         for number, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
+                    rows.append(_current(json.loads(line)))
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{self.path}: line {number} is not JSON ({exc}); the file was edited or "
                                      "damaged outside the harness") from None

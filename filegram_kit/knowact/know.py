@@ -97,6 +97,6 @@ def know_test(memory: Any, items: list[Item], *, backend: Backend) -> list[dict[
         got = answer(item, context, backend=backend)
         out.append({"question_id": item.question_id, "dimension": item.metadata["dimension"],
                     "attribute": item.metadata.get("attribute"), "free_form": not item.is_mcq,
-                    "correct": got.correct and got.error is None, "likert": got.likert, "answer": got.answer,
+                    "is_correct": got.is_correct and got.error is None, "likert": got.likert, "answer": got.answer,
                     "error": got.error, "context_tokens": context.tokens})
     return out

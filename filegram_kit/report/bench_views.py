@@ -44,7 +44,7 @@ READER_BACKENDS = ("gemini", "openai_compat")  # backends that can answer as an 
 CHANCE_COLOR = "#222222"
 _TASK = re.compile(r"\bT-\d+\b")
 _COMPARE_SCHEMA = {"method": pl.String, "label": pl.String, "memory_tokens": pl.Int64, "context_tokens": pl.Int64,
-                   "answer": pl.String, "chosen": pl.String, "correct": pl.Boolean, "score": pl.Float64,
+                   "answer": pl.String, "chosen": pl.String, "is_correct": pl.Boolean, "score": pl.Float64,
                    "confidence": pl.Float64, "error": pl.String}
 
 
@@ -144,7 +144,7 @@ def _one_method(item: Item, trajs: list, method: str, backend: Backend) -> tuple
         return {**row, "error": f"{type(exc).__name__}: {exc}"[:300]}, None
     reply = answer(item, context, backend=backend)
     row.update(context_tokens=context.tokens, answer=reply.answer, chosen=_chosen(item, reply.answer),
-               correct=reply.correct, score=reply.score, confidence=reply.confidence, error=reply.error)
+               is_correct=reply.is_correct, score=reply.score, confidence=reply.confidence, error=reply.error)
     return row, context
 
 
@@ -261,7 +261,7 @@ def _knows_row(item: Item, store: Any, backend: Backend, memory: str) -> dict[st
             "flagged": bool(drift.filter(pl.col("task_id") == truth)["flagged"][0]), "drift_top": top,
             "drift_pick": LETTERS[tasks.index(top)] if top in tasks else None,
             "reader_pick": reply.answer, "reader_session": tasks[LETTERS.index(reply.answer)] if reply.answer else None,
-            "reader_correct": reply.correct, "reader_confidence": round(reply.confidence, 3)}
+            "reader_correct": reply.is_correct, "reader_confidence": round(reply.confidence, 3)}
 
 
 def knows_vs_acts(items: Iterable[Item], store: Any, backend: Backend, n: int = 20, *,

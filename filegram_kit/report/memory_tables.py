@@ -58,12 +58,12 @@ def filegramos_recovery(corpus: str | Path | None = None) -> pl.DataFrame:
                  for pid, m in memories.items()]
         misses = sorted(f"{t}->{r.tier}" for t, r in pairs if t != r.tier)
         rows.append({"dimension": f"{code} {DIMENSIONS[code].name}", "personas": len(pairs),
-                     "correct": sum(t == r.tier for t, r in pairs),
+                     "recovered": sum(t == r.tier for t, r in pairs),
                      "accuracy": round(sum(t == r.tier for t, r in pairs) / len(pairs), 3),
                      "mean_confidence": round(sum(r.confidence for _, r in pairs) / len(pairs), 3),
                      "confusions": ", ".join(misses)})
-    total = sum(r["correct"] for r in rows), sum(r["personas"] for r in rows)
-    rows.append({"dimension": "all", "personas": total[1], "correct": total[0],
+    total = sum(r["recovered"] for r in rows), sum(r["personas"] for r in rows)
+    rows.append({"dimension": "all", "personas": total[1], "recovered": total[0],
                  "accuracy": round(total[0] / total[1], 3),
                  "mean_confidence": round(sum(r["mean_confidence"] for r in rows) / len(rows), 3), "confusions": ""})
     return pl.DataFrame(rows)

@@ -53,7 +53,7 @@ def comparison_frame(items: list, store, methods: tuple[str, ...], backend) -> p
                          "context_tokens": r["context_tokens"],
                          "context_excerpt": excerpt(context.text) if context is not None else "",
                          "correct_choice": item.choices[ord(item.correct) - ord("A")],
-                         "answer": r["answer"], "answered": r["chosen"], "correct": r["correct"],
+                         "answer": r["answer"], "answered": r["chosen"], "is_correct": r["is_correct"],
                          "error": r["error"]})
     return pl.DataFrame(rows, infer_schema_length=None)
 
@@ -76,8 +76,9 @@ def comparison_figure(frame: pl.DataFrame) -> go.Figure:
                         vertical_spacing=90 / (per_item * len(ids)))
     for k, qid in enumerate(ids, 1):
         part = frame.filter(pl.col("question_id") == qid)
-        verdict = ["✓" if c else ("error" if e else "✗") for c, e in zip(part["correct"], part["error"], strict=True)]
-        fill = ["#e3f4e1" if c else "#fbe4e1" for c in part["correct"]]
+        verdicts = zip(part["is_correct"], part["error"], strict=True)
+        verdict = ["✓" if c else ("error" if e else "✗") for c, e in verdicts]
+        fill = ["#e3f4e1" if c else "#fbe4e1" for c in part["is_correct"]]
         fig.add_trace(go.Table(
             columnwidth=[80, 55, 470, 150, 40],
             header={"values": ["method", "context tokens", "what the context held (start)", "answer", "right?"],

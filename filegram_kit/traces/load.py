@@ -38,6 +38,7 @@ __all__ = ["Cleaned", "CleanReport", "Quarantined", "TraceError", "TrajectoryLis
            "events_frame", "find_trajectory_dirs", "load_trajectories", "parse_trajectory_id", "read_trajectory",
            "save_trajectories", "write_trajectory"]
 
+
 def load_trajectories(path: str | Path, *, profiles: Iterable[str] | None = None, tasks: Iterable[str] | None = None,
                       quarantine: bool = False, check_media: bool = True, progress: bool | None = None,
                       store: bool = True) -> TrajectoryList:

@@ -94,23 +94,38 @@ class LocalExecutor(Executor):
         if self.workers == 1 or len(calls) < 2:
             yield from super().imap(fn, calls)
             return
+        earlier = child_processes() if self.name == "process" else None
         with self._pool() as pool:
-            futures = {pool.submit(fn, *args): index for index, args in enumerate(calls)}
+            futures: dict = {}
             try:
+                futures.update({pool.submit(fn, *args): index for index, args in enumerate(calls)})
                 for future in as_completed(futures):
                     yield futures[future], future.result()
             except BaseException:  # a failed unit or a stop (Ctrl-C): no unit runs on unwatched
                 for future in futures:
                     future.cancel()
-                terminate_workers(pool)
+                terminate_workers(pool, earlier=earlier)
                 raise
 
 
-def terminate_workers(pool: _Pool) -> None:
+def child_processes() -> set[int]:
+    """The pids of this process's live multiprocessing children (taken before a pool starts: `earlier`)."""
+    return {p.pid for p in mp.active_children() if p.pid is not None}
+
+
+def terminate_workers(pool: _Pool, *, earlier: set[int] | None = None) -> None:
     """Stop a process pool's workers now (a stopped or failed run): their unfinished units wrote nothing
-    that counts and are redone on resume. Threads cannot be stopped; a thread pool is left to finish."""
+    that counts and are redone on resume. Threads cannot be stopped; a thread pool is left to finish.
+
+    With `earlier` (child_processes() from before the pool), every child started since goes too: a stop that
+    lands inside `submit` leaves a worker started but not yet in the pool's table, and at exit multiprocessing
+    waits for that worker, which waits for work: the command would hang, and its worker with it."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
+    if earlier is not None:
+        for process in mp.active_children():
+            if process.pid not in earlier:
+                process.terminate()
 
 
 class RayExecutor(Executor):

@@ -72,11 +72,11 @@ function render({ model, el }) {
     table.append(head);
     for (const a of item.answers) {
       const tr = html("tr");
-      const mark = !reveal ? "" : a.correct === true ? "\u2714" : a.correct === false ? "\u2718" : "\u2014";
+      const mark = !reveal ? "" : a.is_correct === true ? "\u2714" : a.is_correct === false ? "\u2718" : "\u2014";
       const extra = a.score !== undefined && a.score !== null && reveal && !item.is_mcq ? ` (${a.score})` : "";
       const answer = a.error ? `error: ${a.error}` : a.answer === null ? "\u2014" : String(a.answer);
       tr.append(html("td", {}, a.method), html("td", {}, answer.length > 300 ? answer.slice(0, 300) + " \u2026" : answer),
-        html("td", { class: a.correct === true ? "fg-ok" : "fg-no" }, mark + extra));
+        html("td", { class: a.is_correct === true ? "fg-ok" : "fg-no" }, mark + extra));
       table.append(tr);
     }
     return [html("div", { class: "fg-sub" }, "Answers in the results"), table];

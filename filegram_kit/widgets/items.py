@@ -26,7 +26,7 @@ from ..bench.schema import SUB_TRACKS, TRACKS, Item
 from ..llm.tasks import LETTERS
 from .jupyter_kernel import restore_jupyter_kernel
 
-RESULT_COLUMNS = ("method", "question_id", "answer", "correct")
+RESULT_COLUMNS = ("method", "question_id", "answer", "is_correct")
 OPTIONAL_RESULT_COLUMNS = ("backend", "seed", "score", "error")
 _STATIC = Path(__file__).parent
 
@@ -59,9 +59,9 @@ def _plain(value: Any) -> Any:
 
 
 def answers_by_question(results: Any) -> dict[str, list[dict[str, Any]]]:
-    """Results rows grouped by question_id, each {method, answer, correct, (backend, seed, score, error)}
+    """Results rows grouped by question_id, each {method, answer, is_correct, (backend, seed, score, error)}
     in the frame's row order. `results` is a polars frame (or anything `pl.DataFrame` takes: a list of
-    dicts, a pandas frame) with at least the columns method, question_id, answer, correct."""
+    dicts, a pandas frame) with at least the columns method, question_id, answer, is_correct."""
     frame = results if isinstance(results, pl.DataFrame) else pl.DataFrame(results)
     missing = [c for c in RESULT_COLUMNS if c not in frame.columns]
     if missing:
