@@ -7,7 +7,7 @@ Grounding.
 Each setting is built from empty into a temporary folder beside the default corpus (built or found first,
 not timed); the evaluations write into temporary results folders. File Grounding is answered on both the
 text and the multimodal setting (the same 550 items), so a method's change when outputs are rendered is a
-paired difference, with a 95% interval from resampling personas (`bench.readout.pack_differences` does the
+paired difference, with a 95% interval from resampling personas (`bench.analysis.pack_differences` does the
 same for Table 3's columns); `--seeds 0,1` repeats that comparison on a second draw of items.
 """
 

@@ -486,3 +486,25 @@ def test_the_run_folder_lives_beside_the_corpus_it_reads(tmp_path):
     folder = run_folder(corpus, RunSettings(quick=True))
     assert folder.parent == (tmp_path / "elsewhere" / "knowact").resolve()
     assert folder.name.startswith("offline-abc123-") and folder.name.endswith("-quick")
+
+
+def test_case_rows_are_read_in_method_order_and_old_rows_in_todays_columns(tmp_path):
+    from filegram_kit.knowact.run import load_cases
+
+    def rows(method, persona, **extra):
+        return [{"method": method, "persona": persona, "dimension": d, "know_attributes_total": 3, **extra}
+                for d in "BA"]
+
+    for persona, method, extra in (("p2", "zep", {"know_attributes_passed": 2}),
+                                   ("p1", "zep", {"know_attributes_correct": 1}),  # written before the rename
+                                   ("p1", "mem0", {"know_attributes_passed": 3})):
+        path = tmp_path / "units" / persona / f"{method}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rows(method, persona, **extra)), encoding="utf-8")
+    frame = load_cases(tmp_path, methods=["zep", "mem0"])
+    assert "know_attributes_correct" not in frame.columns
+    assert frame.select("method", "persona", "dimension", "know_attributes_passed").rows() == [
+        ("zep", "p1", "A", 1), ("zep", "p1", "B", 1), ("zep", "p2", "A", 2), ("zep", "p2", "B", 2),
+        ("mem0", "p1", "A", 3), ("mem0", "p1", "B", 3)]
+    with pytest.raises(FileNotFoundError, match="no KnowAct case rows"):
+        load_cases(tmp_path / "empty")

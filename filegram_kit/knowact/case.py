@@ -208,7 +208,7 @@ def _method_rows(acting_: Acting, method: str, zero: dict[str, tuple], stated: d
                "observer_tier": observer[d],
                "observer_pass": observer[d] == truth,
                "know_pass": bool(dim_know["is_correct"]), "know_answer": dim_know["answer"],
-               "know_error": dim_know["error"], "know_attributes_correct": sum(bool(k["is_correct"]) for k in attrs),
+               "know_error": dim_know["error"], "know_attributes_passed": sum(bool(k["is_correct"]) for k in attrs),
                "know_attributes_total": len(attrs), "know_context_tokens": dim_know["context_tokens"],
                "know_free_pass": None if free is None else bool(free["is_correct"]),
                "know_free_likert": None if free is None else free["likert"],

@@ -90,6 +90,14 @@ def _run_units(calls: list[tuple], workers: int, progress: bool | None, executor
             bar.update()
 
 
+def _current(row: dict[str, Any]) -> dict[str, Any]:
+    """A case row in today's columns: rows written before the rename count the attributes passed as
+    `know_attributes_correct`."""
+    if "know_attributes_correct" in row and "know_attributes_passed" not in row:
+        row["know_attributes_passed"] = row.pop("know_attributes_correct")
+    return row
+
+
 def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: Sequence[str] | None = None
                ) -> pl.DataFrame:
     """The case rows under `out/units`, in method order, then persona and dimension."""
@@ -97,7 +105,7 @@ def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: 
     rows = []
     for path in sorted((out / "units").glob("*/*.json")):
         if (methods is None or path.stem in methods) and (personas is None or path.parent.name in personas):
-            rows += json.loads(path.read_text(encoding="utf-8"))
+            rows += [_current(row) for row in json.loads(path.read_text(encoding="utf-8"))]
     if not rows:
         raise FileNotFoundError(f"{out}: no KnowAct case rows; run `filegram knowact --out {out}` first")
     order = {m: i for i, m in enumerate(methods or dict.fromkeys(r["method"] for r in rows))}

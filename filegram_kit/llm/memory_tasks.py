@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .tasks import _JSON_ONLY, TASKS, ParseError, TaskSpec, parse_json
+from .tasks import JSON_ONLY, TASKS, ParseError, TaskSpec, parse_json
 
 _NUMBERED = "Each action is numbered [i]; cite the numbers each record comes from in \"sources\"."
 _USER = "ACTIONS lists the file-system actions of one user, in order, with the content they wrote.\n"
@@ -28,56 +28,56 @@ MEMORY_TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
     TaskSpec("extract_user_facts", "json",
              "You are a personal information organiser. MESSAGES lists one user's file-system actions as chat "
              "messages, in order, with the content they wrote.\nExtract the facts about this user's habits, "
-             "preferences and way of working that a memory should keep, each one short sentence. " + _JSON_ONLY +
+             "preferences and way of working that a memory should keep, each one short sentence. " + JSON_ONLY +
              ' Shape: {{"facts": ["..."]}}\n\nMESSAGES:\n{messages}'),
     TaskSpec("update_memory", "json",
              "You manage a memory. For each new fact decide against the existing memories: ADD it as a new memory, "
              "UPDATE an existing memory it restates with other details (keep its id, give the new text), DELETE a "
-             "memory it contradicts, or NONE when the memory already holds it. " + _JSON_ONLY + ' Shape: {{"memory": '
+             "memory it contradicts, or NONE when the memory already holds it. " + JSON_ONLY + ' Shape: {{"memory": '
              '[{{"id": "...", "text": "...", "event": "ADD|UPDATE|DELETE|NONE", "old_memory": "..."}}]}}\n\n'
              "EXISTING MEMORIES:\n{existing}\n\nNEW FACTS:\n{facts}"),
     TaskSpec("extract_triples", "json",
              _USER + "Extract {min_triples}-{max_triples} knowledge-graph triples about the user's behaviour and "
              "files (subject, relation in UPPER_SNAKE_CASE, object, the behavioural pattern shown, and kind: "
              '"state" when the subject can hold one such object at a time, e.g. where a file is, else "event"). '
-             + _NUMBERED + " " + _JSON_ONLY + ' Shape: {{"triples": [{{"subject": "...", "relation": "...", '
+             + _NUMBERED + " " + JSON_ONLY + ' Shape: {{"triples": [{{"subject": "...", "relation": "...", '
              '"object": "...", "pattern": "...", "kind": "state|event", "sources": [0]}}]}}\n\nACTIONS:\n{items}'),
     TaskSpec("find_contradictions", "json",
              "A new fact was added to a user's knowledge graph. Which existing facts does it contradict (both "
-             "cannot hold at the same time)? " + _JSON_ONLY + ' Shape: {{"contradicted": [indices]}}\n\n'
+             "cannot hold at the same time)? " + JSON_ONLY + ' Shape: {{"contradicted": [indices]}}\n\n'
              "NEW FACT: {fact}\n\nEXISTING FACTS:\n{existing}"),
     TaskSpec("extract_memory_cells", "json",
              _USER + "Extract {min_cells}-{max_cells} memory cells, each a fact, a preference or a behavioral_pattern "
-             "of the user, with your confidence (0-1). " + _NUMBERED + " " + _JSON_ONLY + ' Shape: {{"cells": '
+             "of the user, with your confidence (0-1). " + _NUMBERED + " " + JSON_ONLY + ' Shape: {{"cells": '
              '[{{"type": "fact|preference|behavioral_pattern", "content": "...", "confidence": 0.8, "sources": '
              "[0]}}]}}\n\nACTIONS:\n{items}"),
     TaskSpec("extract_entries", "json",
              _USER + "Write {min_entries}-{max_entries} self-contained memory entries (no pronouns, no relative "
              "references: each understandable alone), with keywords, a topic (reading, writing, editing, "
              "organizing, searching, cross-modal, workflow), entities and confidence (0-1). Do not repeat these "
-             "earlier entries:\n{previous}\n" + _NUMBERED + " " + _JSON_ONLY + ' Shape: {{"entries": '
+             "earlier entries:\n{previous}\n" + _NUMBERED + " " + JSON_ONLY + ' Shape: {{"entries": '
              '[{{"lossless_restatement": "...", "keywords": ["..."], "topic": "...", "entities": ["..."], '
              '"confidence": 0.8, "sources": [0]}}]}}\n\nACTIONS:\n{items}'),
     TaskSpec("synthesize_entries", "json",
              "ENTRIES are memory entries about one user. Merge the ones that say the same thing, resolve conflicts, "
-             "adjust confidence, drop entries under 0.2 and keep {min_keep}-{max_keep}. " + _JSON_ONLY +
+             "adjust confidence, drop entries under 0.2 and keep {min_keep}-{max_keep}. " + JSON_ONLY +
              ' Shape: {{"entries": [{{"lossless_restatement": "...", "confidence": 0.8, "merged": [indices]}}]}}'
              "\n\nENTRIES:\n{entries}"),
     TaskSpec("detect_boundary", "json",
              "A user's actions are being cut into coherent episodes. Does the episode so far end before the new "
-             "actions (the topic or activity shifts)? " + _JSON_ONLY + ' Shape: {{"should_end": true|false, '
+             "actions (the topic or activity shifts)? " + JSON_ONLY + ' Shape: {{"should_end": true|false, '
              '"confidence": 0.0-1.0}}\n\nEPISODE SO FAR:\n{current}\n\nNEW ACTIONS:\n{new}'),
     TaskSpec("extract_traits", "json",
              _USER + "For each of these behavioural dimensions that the actions show, state the user's pattern and "
-             "the evidence: {dimensions}. " + _NUMBERED + " " + _JSON_ONLY + ' Shape: {{"traits": [{{"dimension": '
+             "the evidence: {dimensions}. " + _NUMBERED + " " + JSON_ONLY + ' Shape: {{"traits": [{{"dimension": '
              '"...", "pattern": "...", "evidence": "...", "sources": [0]}}]}}\n\nACTIONS:\n{items}'),
     TaskSpec("extract_items", "json",
              _USER + "Extract {min_items}-{max_items} memory items about the user, typed as one of {types}, each with "
-             "an importance (0-1). " + _NUMBERED + " " + _JSON_ONLY + ' Shape: {{"items": [{{"type": "...", '
+             "an importance (0-1). " + _NUMBERED + " " + JSON_ONLY + ' Shape: {{"items": [{{"type": "...", '
              '"content": "...", "importance": 0.5, "sources": [0]}}]}}\n\nACTIONS:\n{items}'),
     TaskSpec("categorize_items", "json",
              "Group these memory items about a user into the categories {categories}; for each category that gets "
-             "items, write a summary and a confidence (0-1). " + _JSON_ONLY + ' Shape: {{"categories": [{{"name": '
+             "items, write a summary and a confidence (0-1). " + JSON_ONLY + ' Shape: {{"categories": [{{"name": '
              '"...", "summary": "...", "confidence": 0.8, "items": [indices]}}]}}\n\nITEMS:\n{items}'),
 )}
 

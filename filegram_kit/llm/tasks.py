@@ -95,7 +95,7 @@ class TaskSpec:
             raise TypeError(f"task {self.name!r} needs input {exc.args[0]!r}") from None
 
 
-_JSON_ONLY = "Answer with JSON only, no prose around it."
+JSON_ONLY = "Answer with JSON only, no prose around it."
 TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
     TaskSpec("embed", "embedding", ""),
     TaskSpec("embed_image", "embedding", ""),  # images as base64; providers that embed images (cohere v3)
@@ -104,42 +104,42 @@ TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in (
              "TEXT:\n{text}\n\nSUMMARY:"),
     TaskSpec("extract_facts", "json",
              "List the atomic facts stated in the text below (at most {max_facts}); each fact one short sentence "
-             "that keeps names, numbers and dates exactly. " + _JSON_ONLY + ' Shape: {{"facts": ["..."]}}\n\n'
+             "that keeps names, numbers and dates exactly. " + JSON_ONLY + ' Shape: {{"facts": ["..."]}}\n\n'
              "TEXT:\n{text}"),
     TaskSpec("segment_episodes", "json",
              "Below are numbered actions of one work session. Split them into 1-5 episodes where the focus "
-             "shifts. " + _JSON_ONLY + ' Shape: {{"boundaries": [start index of each episode after the first]}}\n\n'
+             "shifts. " + JSON_ONLY + ' Shape: {{"boundaries": [start index of each episode after the first]}}\n\n'
              "{items}"),
     TaskSpec("narrate_episode", "json",
              "Below are the file-system actions of one episode of a user's work session, in order. Give the "
              "episode a short title, a third-person narrative of 3-8 sentences about what the user did and how, "
-             "and a one-sentence summary. " + _JSON_ONLY + ' Shape: {{"title": "...", "narrative": "...", '
+             "and a one-sentence summary. " + JSON_ONLY + ' Shape: {{"title": "...", "narrative": "...", '
              '"summary": "..."}}\n\n{items}'),
     TaskSpec("describe_style", "json",
-             "Describe the writing style of the document below. " + _JSON_ONLY + ' Shape: {{"language": "en|zh", '
+             "Describe the writing style of the document below. " + JSON_ONLY + ' Shape: {{"language": "en|zh", '
              '"tone": "formal|professional|casual", "structure": "highly structured|moderate|free-form", '
              '"detail": "comprehensive|balanced|concise", "summary": "one sentence"}}\n\nDOCUMENT:\n{text}'),
     TaskSpec("judge_anomaly", "json",
              "A user's work session deviates from their usual behavior. Per-feature z-scores against their own "
              "baseline:\n{deviation}\nExpected shift for this task type:\n{task_shift}\n\nIs this a variation "
-             "explained by the task, a genuine outlier in the user's behavior, or uncertain? " + _JSON_ONLY +
+             "explained by the task, a genuine outlier in the user's behavior, or uncertain? " + JSON_ONLY +
              ' Shape: {{"label": "variation|outlier|uncertain", "rationale": "one sentence"}}'),
     TaskSpec("answer_mcq", "json",
              "Use the context to answer the multiple-choice question.\n\nCONTEXT:\n{context}\n\nQUESTION: "
-             "{question}\n{options}\n\n" + _JSON_ONLY + ' Shape: {{"answer": "<letter>", "confidence": 0.0-1.0}}'),
+             "{question}\n{options}\n\n" + JSON_ONLY + ' Shape: {{"answer": "<letter>", "confidence": 0.0-1.0}}'),
     TaskSpec("answer_open", "text",
              "Use the context to answer the question in at most {max_words} words.\n\nCONTEXT:\n{context}\n\n"
              "QUESTION: {question}\nANSWER:"),
     TaskSpec("judge_likert", "json",
              "Score how well the answer matches the reference on a 1-5 scale.\nRubric:\n{rubric}\n\nREFERENCE:\n"
-             "{reference}\n\nANSWER:\n{answer}\n\n" + _JSON_ONLY + ' Shape: {{"score": 1-5, "rationale": "..."}}'),
+             "{reference}\n\nANSWER:\n{answer}\n\n" + JSON_ONLY + ' Shape: {{"score": 1-5, "rationale": "..."}}'),
     TaskSpec("judge_attribute", "json",
              "Judge which value of a user's behavioural attribute an answer asserts.\nATTRIBUTE: {label}; its values "
              "in order: {values} (neighbours are adjacent, first and last are opposite)\nQUESTION: {question}\n"
              "REFERENCE VALUE: {reference}\nANSWER:\n{answer}\n\nScore 1-5: 5 asserts the reference value with "
              "specific evidence; 4 asserts the reference value; 3 an adjacent value, or hedges between the reference "
              "and an adjacent value; 2 the opposite value with hedging, or mostly wrong; 1 the opposite value, or no "
-             "value at all (restating the attribute's name or the question asserts nothing). " + _JSON_ONLY +
+             "value at all (restating the attribute's name or the question asserts nothing). " + JSON_ONLY +
              ' Shape: {{"score": 1-5, "rationale": "one sentence"}}'),
     TaskSpec("rephrase_question", "text",
              "Rephrase the question below without changing its meaning. Keep numbers, quoted strings and file "

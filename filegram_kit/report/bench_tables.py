@@ -232,7 +232,7 @@ READER_LIMITED = "reader-limited (1 = the reader cannot read the truth in other 
 
 
 def limited_row(control_rows: pl.DataFrame) -> pl.DataFrame:
-    """Table 3's marker row: 1 in a multiple-choice column that is reader-limited (bench.readout.reader_limits), 0 in
+    """Table 3's marker row: 1 in a multiple-choice column that is reader-limited (bench.analysis.reader_limits), 0 in
     one that is not, empty where the controls do not say."""
     from ..bench.analysis import reader_limits
 

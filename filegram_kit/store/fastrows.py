@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from ..traces.cleaning import anonymise_path
-from ..traces.frames import _MAPPINGS, _REF_COLUMNS
+from ..traces.frames import COLUMN_MAPPINGS, REF_COLUMNS
 from ..traces.schema import EVENT_CATEGORY, EVENT_FIELDS, MEDIA_REF_FIELDS, RETAINED_EVENT_TYPES
 from . import fastparse
 
@@ -36,7 +36,7 @@ _BEHAVIOURAL = frozenset(RETAINED_EVENT_TYPES)
 def _how(kind: str, name: str, column: str) -> str:
     if name == "view_range":
         return "view"
-    if column in _REF_COLUMNS:
+    if column in REF_COLUMNS:
         return "ref"
     base = EVENT_FIELDS[kind][name].strip("~?")
     return {"str": "text", "list": "list"}.get(base, "plain")
@@ -44,7 +44,7 @@ def _how(kind: str, name: str, column: str) -> str:
 
 # per behavioural type: (field, column, how) for every field a record of it may carry
 PLAN: dict[str, tuple[tuple[str, str, str], ...]] = {
-    kind: tuple((name, _MAPPINGS[kind].get(name, ""), _how(kind, name, _MAPPINGS[kind].get(name, "")))
+    kind: tuple((name, COLUMN_MAPPINGS[kind].get(name, ""), _how(kind, name, COLUMN_MAPPINGS[kind].get(name, "")))
                 for name in names) for kind, names in fastparse.BEHAVIOURAL_FIELDS.items()}
 
 

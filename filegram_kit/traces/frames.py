@@ -77,7 +77,7 @@ COLUMNS: dict[str, tuple[pl.DataType, tuple[str, ...]]] = {
     "extra": (pl.String, ()),
 }
 SCHEMA: dict[str, pl.DataType] = {**ENVELOPE_SCHEMA, **{c: dtype for c, (dtype, _) in COLUMNS.items()}}
-_REF_COLUMNS = ("content_ref", "before_ref", "diff_ref")
+REF_COLUMNS = ("content_ref", "before_ref", "diff_ref")
 
 TABLE_ROW = r"(?m)^\|.*\|"  # a Markdown table line, separator rows (|---|) included
 TABLE_ROWS = "content_table_rows"  # a frame may carry this count instead of `content` (the store keeps it)
@@ -100,7 +100,7 @@ def _mapping_for(fields: Iterable[str]) -> dict[str, str]:
     return out
 
 
-_MAPPINGS: dict[str, dict[str, str]] = {t: _mapping_for(spec) for t, spec in EVENT_FIELDS.items()}
+COLUMN_MAPPINGS: dict[str, dict[str, str]] = {t: _mapping_for(spec) for t, spec in EVENT_FIELDS.items()}
 
 
 def _ref_path(ref: Any, kind: str) -> str | None:
@@ -123,14 +123,14 @@ def _row(traj: Trajectory, index: int, event: Any) -> dict[str, Any]:
         "event_type": event.event_type, "category": EVENT_CATEGORY.get(event.event_type, "unknown"),
         "timestamp": event.timestamp,
     }
-    mapping = _MAPPINGS.get(event.event_type, {})
+    mapping = COLUMN_MAPPINGS.get(event.event_type, {})
     extra = {}
     for name, value in event.fields.items():
         column = mapping.get(name)
         if column is None:
             if name != "view_range":  # becomes view_start / view_end below
                 extra[name] = value
-        elif column in _REF_COLUMNS:
+        elif column in REF_COLUMNS:
             row[column] = _ref_path(value, "diff" if column == "diff_ref" else "blob")
         else:
             row[column] = value

@@ -30,7 +30,7 @@ from types import MappingProxyType
 import numpy as np
 
 from filegram_kit.llm.algorithms.memo import memoised
-from filegram_kit.llm.algorithms.text import _CJK_RUN, STOPWORDS, tokens
+from filegram_kit.llm.algorithms.text import CJK_RUN, STOPWORDS, tokens
 from filegram_kit.reference_text import reference_corpus
 
 SUBWORD_WEIGHT = 0.5  # a trigram matters less than a whole word
@@ -43,7 +43,7 @@ SINGULAR_VALUE_EXPONENT = 0.5  # extra weight of the strong (topical) dimensions
 @functools.lru_cache(maxsize=65536)
 def _subword_features(token: str) -> tuple[str, ...]:
     """Trigrams of '<token>' for Latin words, single characters for CJK runs, nothing for numbers."""
-    if _CJK_RUN.fullmatch(token):
+    if CJK_RUN.fullmatch(token):
         return tuple("c:" + ch for ch in token)
     if token[0].isdigit() or len(token) < 3:
         return ()

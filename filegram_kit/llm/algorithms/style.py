@@ -22,7 +22,7 @@ import functools
 import math
 import re
 
-from filegram_kit.llm.algorithms.text import _CJK_RUN, _TABLE_RULE, CJK, split_sentences, word_count
+from filegram_kit.llm.algorithms.text import CJK, CJK_RUN, TABLE_RULE, split_sentences, word_count
 
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+\S")
@@ -100,7 +100,7 @@ def _structure_fields(lines: list[str]) -> dict:
     content = [ln for ln in lines if ln.strip()]
     levels = sorted({len(m.group(1)) for ln in content if (m := _HEADING.match(ln))})
     bullets = sum(bool(_BULLET.match(ln)) for ln in content)
-    table_rows = sum(bool(_TABLE_ROW.match(ln)) and not _TABLE_RULE.match(ln) for ln in content)
+    table_rows = sum(bool(_TABLE_ROW.match(ln)) and not TABLE_RULE.match(ln) for ln in content)
     return {"heading_levels": levels, "headings": sum(bool(_HEADING.match(ln)) for ln in content),
             "bullet_ratio": round(bullets / len(content), 3) if content else 0.0, "table_rows": table_rows}
 
@@ -129,7 +129,7 @@ def _summary(f: dict) -> str:
 
 def describe_style(text: str) -> dict:
     """Measured style fields (see the module docstring) plus tone/structure/detail labels and a summary line."""
-    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
     latin = len(re.findall(r"[A-Za-z]", text))
     prose = "\n".join(ln for ln in text.splitlines() if not (_HEADING.match(ln) or _TABLE_ROW.match(ln)))
     sentences = [s for s in split_sentences(prose) if word_count(s)]  # headings and table rows are not prose

@@ -20,12 +20,12 @@ import numpy as np
 T = TypeVar("T")
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{CJK}]+")
+CJK_RUN = re.compile(f"[{CJK}]+")
 _TOKEN = re.compile(rf"[{CJK}]+|\d+(?:[.,]\d+)*|[^\W\d_{CJK}][^\W_{CJK}]*(?:['’][^\W\d_{CJK}]+)?")
 _QUANTITY = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*")
 _NUMBER = re.compile(r"(?<![\w.])([$€£¥]?)(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d])(\s*(?:%|percent\b|per cent\b))?")
 _LEADING_MARK = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)+")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SENT_BREAK = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9$€£¥])|(?<=[。！？!?])")
 _WORD = re.compile(r"[^\W_]+(?:['’.,-][^\W_]+)*")
 _ABBREVIATIONS = frozenset("mr mrs ms dr prof inc ltd co corp vs e.g i.e etc st no fig approx".split())
@@ -57,7 +57,7 @@ def split_sentences(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=262_144)  # contexts are made of lines that recur across questions
 def _line_sentences(line: str) -> tuple[str, ...]:
-    if not line.strip() or _TABLE_RULE.match(line):
+    if not line.strip() or TABLE_RULE.match(line):
         return ()
     if line.strip().startswith("|"):
         line = ", ".join(cell.strip() for cell in line.strip().strip("|").split("|") if cell.strip())
@@ -129,7 +129,7 @@ def tokens(text: str) -> list[str]:
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in _TOKEN.findall(text):
-        if _CJK_RUN.fullmatch(tok):
+        if CJK_RUN.fullmatch(tok):
             out.extend([tok] if len(tok) == 1 else [tok[i:i + 2] for i in range(len(tok) - 1)])
         elif tok[0].isdigit():
             parts = [tok] if _QUANTITY.fullmatch(tok) else [p for p in tok.split(",") if p]
@@ -162,18 +162,18 @@ def content_terms(text: str) -> list[str]:
 @functools.lru_cache(maxsize=262_144)  # readers and judges see the same context lines again and again
 def _content_terms(text: str) -> tuple[str, ...]:
     return tuple(stem(t) for t in tokens(text)
-                 if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or _CJK_RUN.match(t)))
+                 if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or CJK_RUN.match(t)))
 
 
 @memo_short_texts
 def word_count(text: str) -> int:
     """Words as a word processor counts them: Latin/number tokens plus one per CJK character."""
-    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
-    return len(_WORD.findall(_CJK_RUN.sub(" ", text))) + cjk
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
+    return len(_WORD.findall(CJK_RUN.sub(" ", text))) + cjk
 
 
 def is_cjk(text: str) -> bool:
-    return bool(_CJK_RUN.search(text))
+    return bool(CJK_RUN.search(text))
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
