@@ -21,8 +21,10 @@ REFERENCE = "filegramos"
 FLOOR = "no_context"  # every method is also compared with the memory that holds nothing
 MCQ_COLUMNS = [col for sub, col in SUB_TASKS.items() if sub not in FREE_FORM]
 READER_LIMIT_SCHEMA = {"column": pl.String, "chance": pl.Float64, "observer_traces": pl.Float64,
-                       "oracle_context": pl.Float64,
-                       "oracle_paraphrased": pl.Float64, "needed": pl.Float64, "reader_limited": pl.Boolean}
+                       "oracle_context": pl.Float64, "oracle_paraphrased": pl.Float64,
+                       "oracle_paraphrased_b": pl.Float64, "needed": pl.Float64, "reader_limited": pl.Boolean,
+                       "wording_gap": pl.Float64, "wording_bound": pl.Boolean}
+WORDING_GAP_POINTS = 10.0  # the two paraphrase sets further apart than this: the reader has learnt a wording
 
 
 def split_controls(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -49,10 +51,12 @@ def readout(results: pl.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict
 
 def reader_limits(control_table: pl.DataFrame) -> pl.DataFrame:
     """One row per multiple-choice column of a Table 3 frame of the controls (`score.table3`): its chance, what the
-    traces carry (`observer_traces`, the evidence ceiling), its reading ceiling (`oracle_paraphrased`) and
-    whether it is reader-limited (ceiling below chance + READER_LIMIT_POINTS: the shared reader cannot read the
-    truth in other words, so no ordering of methods on it means anything). Columns without both controls are
-    left out."""
+    traces carry (`observer_traces`, the evidence ceiling), its reading ceilings (`oracle_paraphrased`, the
+    wording the reader is tuned on, and `oracle_paraphrased_b`, one it never is) and whether it is reader-limited:
+    the lower ceiling below chance + READER_LIMIT_POINTS (the shared reader cannot read the truth in other words,
+    so no ordering of methods on it means anything). `wording_bound` marks ceilings more than WORDING_GAP_POINTS
+    apart: a reader that reads one wording and not the other. Columns without chance and oracle_paraphrased
+    are left out; without oracle_paraphrased_b (rows of an older run) the first ceiling decides alone."""
     from .controls import READER_LIMIT_POINTS
 
     rows = {m: r for m, r in zip(control_table["method"], control_table.iter_rows(named=True), strict=True)}
@@ -65,10 +69,14 @@ def reader_limits(control_table: pl.DataFrame) -> pl.DataFrame:
             continue
         worded = rows.get("oracle_context", {}).get(column)
         traces = rows.get("observer_traces", {}).get(column)
+        second = rows.get("oracle_paraphrased_b", {}).get(column)
+        gap = None if second is None else round(abs(ceiling - second), 1)
+        lower = ceiling if second is None else min(ceiling, second)
         out.append({"column": column, "chance": chance, "observer_traces": traces, "oracle_context": worded,
-                    "oracle_paraphrased": ceiling,
+                    "oracle_paraphrased": ceiling, "oracle_paraphrased_b": second,
                     "needed": round(chance + READER_LIMIT_POINTS, 1),
-                    "reader_limited": ceiling < chance + READER_LIMIT_POINTS})
+                    "reader_limited": lower < chance + READER_LIMIT_POINTS,
+                    "wording_gap": gap, "wording_bound": gap is not None and gap > WORDING_GAP_POINTS})
     return pl.DataFrame(out, schema=READER_LIMIT_SCHEMA)
 
 

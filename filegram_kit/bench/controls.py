@@ -17,9 +17,11 @@
 - `oracle_paraphrased`: the same truth in a second wording set that shares no content word with the question
   or options (paraphrase.py), answered by the shared reader: the column's reading ceiling. A column whose
   ceiling is below chance + READER_LIMIT_POINTS is reader-limited, and no ordering is claimed on it.
+- `oracle_paraphrased_b`: the same truth in a third wording set, written apart from the second and never tuned on
+  (paraphrase.WORDING_B). The reader is developed on the second set; this one says whether it learnt a wording.
 
-Rows have the result schema with `control` true; `backend` is "control" except for the two read by the
-reader, which name it. Free-form items get only those two (the others choose among options).
+Rows have the result schema with `control` true; `backend` is "control" except for the three read by the
+reader, which name it. Free-form items get only those three (the others choose among options).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from . import templates as tpl
 from .adversary import choices_only
 from .ground_truth import CorpusFacts
 from .observer import observe, oracle
-from .paraphrase import paraphrased_context
+from .paraphrase import paraphrased_context, paraphrased_context_b
 from .reader import answer, tie_credit
 from .results import RESULT_SCHEMA
 from .schema import Item
@@ -45,8 +47,9 @@ if TYPE_CHECKING:
     from ..llm.base import Backend
 
 CONTROLS = ("chance", "choices_only", "observer_traces", "observer_engine", "oracle", "oracle_context",
-            "oracle_paraphrased")
-READ_CONTROLS = ("oracle_context", "oracle_paraphrased")  # answered by the shared reader from a written context
+            "oracle_paraphrased", "oracle_paraphrased_b")
+# answered by the shared reader from a written context
+READ_CONTROLS = ("oracle_context", "oracle_paraphrased", "oracle_paraphrased_b")
 READER_LIMIT_POINTS = 25.0  # a column whose oracle_paraphrased is below chance + this is reader-limited
 CONTROL_BACKEND = "control"
 
@@ -129,8 +132,8 @@ def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[st
     if unknown:
         raise ValueError(f"unknown control(s) {unknown}; controls: {', '.join(CONTROLS)}")
     if set(READ_CONTROLS) & set(chosen) and backend is None:
-        raise ValueError("the oracle_context and oracle_paraphrased controls are answered by the shared reader: "
-                         "pass a backend")
+        raise ValueError("the oracle_context and oracle_paraphrased(_b) controls are answered by the shared "
+                         "reader: pass a backend")
     mcq = [i for i in items if i.is_mcq]
     rows: list[dict[str, Any]] = []
     if "chance" in chosen:
@@ -146,7 +149,9 @@ def control_rows(items: list[Item], facts: CorpusFacts, *, controls: Iterable[st
     for name, judge in (("observer_engine", observe), ("oracle", oracle)):
         if name in chosen:
             rows += [_choice(i, name, judge(i, facts).index, seed) for i in mcq]
-    for name, write in (("oracle_context", truth_context), ("oracle_paraphrased", paraphrased_context)):
+    writers = (("oracle_context", truth_context), ("oracle_paraphrased", paraphrased_context),
+               ("oracle_paraphrased_b", paraphrased_context_b))
+    for name, write in writers:
         if name not in chosen:
             continue
         for item in items:

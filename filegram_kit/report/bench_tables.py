@@ -295,7 +295,8 @@ def _limits_part(rows: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     row = dict.fromkeys(columns, "–") | {"part": "reader_limits", "label": "reader-limited", "backend": "control/-"}
     for r in limits.iter_rows(named=True):
         verdict = "yes" if r["reader_limited"] else "no"
-        row[r["column"]] = f"{verdict} (ceiling {r['oracle_paraphrased']:.1f}, needs {r['needed']:.1f})"
+        second = "" if r["oracle_paraphrased_b"] is None else f" / {r['oracle_paraphrased_b']:.1f}"
+        row[r["column"]] = f"{verdict} (ceilings {r['oracle_paraphrased']:.1f}{second}, needs {r['needed']:.1f})"
     return pl.DataFrame([row], schema=dict.fromkeys(columns, pl.String))
 
 
