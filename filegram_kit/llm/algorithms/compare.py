@@ -276,3 +276,41 @@ def contrast_evidence(question: str, choices: list[str], context: str, embed) ->
     fit_a, fit_b = (parts @ a.T).max(axis=1), (parts @ b.T).max(axis=1)
     x, y = slice(0, len(texts), 2), slice(1, len(texts), 2)
     return np.abs((fit_a[x] + fit_b[y]) - (fit_b[x] + fit_a[y]))
+
+
+# -- which aspect two named sessions differ in -------------------------------------------------------------------
+
+DIFFERENCE_SHARPNESS = 16.0  # how sharply a session's units are weighted by how much they are about an option
+
+
+def asks_for_difference(question: str) -> bool:
+    """Whether the question asks how two named sessions differ (not which one is odd)."""
+    return len(set(_SESSION_NAME.findall(question))) == 2 and any(
+        w.startswith(("differ", "distinguish", "contrast")) for w in tokens(question.lower()))
+
+
+def aspect_difference(question: str, choices: list[str], context: str, embed, units_of) -> np.ndarray | None:
+    """Per option, how differently the context describes the two sessions the question names *on that option's
+    topic*: each session's units weighted by how much more they are about this option than about any other
+    (a softmax), and 1 - the cosine between the two weighted means. Two sessions described alike on a topic
+    (the same words) score 0 there. None when the question asks no difference between two named sessions, or
+    the context does not speak of both apart. `units_of`: sentences -> units; `embed`: texts -> unit rows."""
+    names = list(dict.fromkeys(_SESSION_NAME.findall(question)))
+    if len(choices) < 2 or not asks_for_difference(question):
+        return None
+    body = anchor_lines(context, names).body
+    if not all(body):
+        return None
+    units = [units_of([_strip_names(line, names) for line in lines]) for lines in body]
+    vectors = embed(list(choices) + units[0] + units[1])
+    options, cut = vectors[:len(choices)], len(choices) + len(units[0])
+    reps = []
+    for rows in (vectors[len(choices):cut], vectors[cut:]):
+        sims = options @ rows.T  # (options, units)
+        others = np.stack([np.delete(sims, k, axis=0).max(axis=0) for k in range(len(choices))])
+        about = sims - others
+        weight = np.exp(DIFFERENCE_SHARPNESS * (about - about.max(axis=1, keepdims=True)))
+        reps.append((weight / weight.sum(axis=1, keepdims=True)) @ rows)
+    a, b = reps
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    return 1.0 - np.where(norms > 0, (a * b).sum(axis=1) / np.where(norms > 0, norms, 1.0), 1.0)

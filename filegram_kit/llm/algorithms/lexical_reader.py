@@ -9,11 +9,15 @@ It sees only the context text, as an LLM reader would. Per option, these pieces 
 - numbers: each number the option states (and the question does not) counts +w if it occurs in a
   sentence relevant to the question and option (w = that sentence's relevance, 0..1), and -1 if it
   is nowhere in the context, so a distractor that shares the words but states a different figure loses;
-- semantic: how much more like this option than like its rivals the context's on-topic sentences are
-  (cosines in the backend's embedding, WordLlama by default, trained on none of our text; `embedder=
-  "lsa"` is the ablation), so a paraphrase counts and a sentence on another topic does not vote;
+- semantic: options are read by what sets them apart (option_slots.py): options that repeat clauses are cut
+  into slots ("writing: minimal or comprehensive?"), each slot's values compared with each other on the context
+  units about that slot's topic, negation counted, and an option scores the sum of its values' readings
+  (slot_reading.py; cosines in the backend's embedding, WordLlama by default, trained on none of our text;
+  `embedder="lsa"` is the ablation), so a paraphrase counts and a sentence on another topic does not vote;
 - contrast: for options that say "one of them X, the other Y" about two sessions the question names,
-  how well X fits what the context says of one session and Y of the other (compare.py).
+  how well X fits what the context says of one session and Y of the other (compare.py);
+- difference: for a question on how two named sessions differ, how differently the context describes the
+  two on each option's topic (compare.aspect_difference): what both are said to do alike is no difference.
 
 Options that only name sessions ("Session 1" .. "Session 6") are read by comparison instead: what the
 context says about each named session, in any memory's prose (compare.py). The weighted sum goes through
@@ -30,8 +34,15 @@ import functools
 import numpy as np
 
 from filegram_kit.llm.algorithms.bm25 import Bm25Index
-from filegram_kit.llm.algorithms.compare import comparison_evidence, contrast_evidence, naming_options
+from filegram_kit.llm.algorithms.compare import (
+    aspect_difference,
+    comparison_evidence,
+    contrast_evidence,
+    naming_options,
+)
 from filegram_kit.llm.algorithms.embedders import DEFAULT_EMBEDDER, embed_with
+from filegram_kit.llm.algorithms.option_slots import option_slots
+from filegram_kit.llm.algorithms.slot_reading import slot_semantic, units_of
 from filegram_kit.llm.algorithms.summarize import select_within_budget
 from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
 
@@ -39,6 +50,7 @@ LEXICAL_WEIGHT = 2.0
 NUMBER_WEIGHT = 1.5
 SEMANTIC_WEIGHT = 1.0
 CONTRAST_WEIGHT = 4.0  # a contrast's fit to the two named sessions, one half each (compare.contrast_evidence)
+DIFFERENCE_WEIGHT = 4.0  # how differently the two named sessions are described on an option's topic (compare.py)
 TEMPERATURE = 0.5
 OPEN_ANSWER_FLOOR = 0.5
 READER_DIM = 256  # the reader's embedding size, whichever embedder
@@ -80,6 +92,13 @@ def _indexed(context: str, embedder: str) -> tuple[list[str], Bm25Index, np.ndar
     return sentences, Bm25Index.of_texts(sentences), _embed(sentences, embedder), stated_in
 
 
+@functools.lru_cache(maxsize=32)
+def _units(context: str, embedder: str) -> tuple[list[str], np.ndarray]:
+    """A context's clause units and their embeddings (slot_reading.py)."""
+    units = units_of(_indexed(context, embedder)[0])
+    return units, _embed(units, embedder)
+
+
 def option_scores(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER) -> np.ndarray:
     """Raw evidence score per option (higher is better supported); see the module docstring."""
     parts, _ = option_evidence(question, choices, context, embedder=embedder)
@@ -110,17 +129,19 @@ def option_evidence(question: str, choices: list[str], context: str, *, embedder
         relevance = _unit(index.scores(question_terms + words))
         numeric[k] = _number_support(option, stated_in, relevance, asked)
         support.append([sentences[int(np.argmax(fit))]] if lexical[k] > 0 else [])
-    sims = _embed(choices, embedder) @ sentence_vectors.T
-    semantic = _contrastive_semantic(sims)
+    units, unit_vectors = _units(context, embedder)
+    semantic, read_on = slot_semantic(option_slots(choices), units, unit_vectors, lambda t: _embed(t, embedder),
+                                      len(choices))
     for k in range(len(choices)):
-        best = sentences[int(np.argmax(sims[k]))]
-        if best not in support[k]:
-            support[k].append(best)
+        support[k] += [unit for unit in read_on if unit not in support[k]]
     parts = {"lexical": LEXICAL_WEIGHT * _unit(lexical), "numbers": NUMBER_WEIGHT * numeric,
              "semantic": SEMANTIC_WEIGHT * semantic}
     contrast = contrast_evidence(question, choices, context, lambda texts: _embed(texts, embedder))
     if contrast is not None:
         parts["contrast"] = CONTRAST_WEIGHT * contrast
+    differ = aspect_difference(question, choices, context, lambda texts: _embed(texts, embedder), units_of)
+    if differ is not None:
+        parts["difference"] = DIFFERENCE_WEIGHT * differ
     return parts, support
 
 
@@ -131,24 +152,6 @@ def explain_options(question: str, choices: list[str], context: str, *, embedder
     total = np.round(sum(parts.values()), 9)
     return [{"option": option, "score": float(total[k]), "parts": {n: round(float(v[k]), 3) for n, v in parts.items()},
              "support": support[k]} for k, option in enumerate(choices)]
-
-
-TOPIC_SHARPNESS = 8.0
-
-
-def _contrastive_semantic(sims: np.ndarray) -> np.ndarray:
-    """Per option: how much more like the option than like its rivals the context's on-topic sentences are.
-
-    `sims` is (options, sentences) cosine. Each sentence's lean towards option k is its cosine with k minus its
-    mean cosine with all options (what every option shares, the topic, cancels); sentences count by how much
-    they are about the options' topic at all (a softmax of their best cosine), so a sentence on another aspect
-    of the user does not vote."""
-    if sims.size == 0:
-        return np.zeros(sims.shape[0])
-    lean = sims - sims.mean(axis=0, keepdims=True)
-    topic = sims.max(axis=0)
-    weight = np.exp(TOPIC_SHARPNESS * (topic - topic.max()))
-    return (lean @ (weight / weight.sum())) * len(sims)
 
 
 def _shared_terms(options: list[list[str]]) -> set[str]:
