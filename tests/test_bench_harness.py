@@ -352,7 +352,7 @@ def test_cli_eval_and_results(small_corpus, tmp_path, capsys):
     assert per_sub_track == {"attribute_recognition": 2, "behavioral_fingerprint": 2, "profile_reconstruction": 2}
     # the controls answer the same items: those that choose among options skip the free-form ones
     assert controls == {"chance": 4, "choices_only": 4, "observer_traces": 4, "observer_engine": 4, "oracle": 4,
-                        "oracle_context": 6, "oracle_paraphrased": 6}
+                        "oracle_context": 6, "oracle_paraphrased": 6, "oracle_paraphrased_b": 6}
     assert all(r["profile_id"] and r["item_seed"] == 0 for r in rows)
     assert json.loads((out / "manifest.json").read_text())["corpus"]["engine"] is not None
     before = (out / "results.jsonl").read_bytes()

@@ -14,6 +14,7 @@ from filegram_kit.bench.file_grounding import (
     SOURCES,
     build_file_grounding,
     output_evidence,
+    output_options,
     source_shares,
 )
 from filegram_kit.bench.ground_truth import corpus_facts
@@ -82,6 +83,26 @@ def test_output_evidence_rule_and_shares():
     assert not output_evidence(draft(attribute="naming")) and output_evidence(draft())
     shares = source_shares(550)
     assert sum(shares.values()) == 550 and shares["trace_disentanglement"] > shares["shift_analysis"]
+
+
+def test_options_naming_aspects_keep_only_those_the_outputs_show(corpus):
+    """A question on which aspect shifted, with its key always an output aspect (B or F), must not offer reading
+    or folders as distractors: the options alone would give the key away (61.5% choices-only once, chance 25)."""
+    from filegram_kit.bench.drafts import Draft
+
+    def draft(*dims):
+        return Draft("shift_analysis", "shifted_dimension", "episodic", "p1", ("t",), "q", tuple(f"o{d}" for d in dims),
+                     metadata={"dimension": dims[0]}, option_facts=tuple({"dimension": d} for d in dims))
+
+    kept = output_options(draft("F", "A", "B", "C"))
+    assert kept.options == ("oF", "oB") and kept.key_fact == "F" and kept.members == ("B", "F")
+    assert output_options(draft("B", "A", "C", "E")) is None  # one output aspect left: no question
+    same = draft("B", "B", "B")  # every option on the key's own aspect (a direction): untouched
+    assert output_options(same) is same
+    items, _ = build_file_grounding(corpus, seed=0)
+    aspects = [[f["dimension"] for f in i.metadata["option_facts"]] for i in items
+               if len({f.get("dimension") for f in i.metadata["option_facts"]}) > 1]
+    assert all(set(a) <= {"B", "F"} for a in aspects)
 
 
 # -- the replay ----------------------------------------------------------------------------------------------

@@ -16,6 +16,12 @@ Tracks 1-3, drawn with File Grounding's own seed stream, and a draft is kept onl
 - the evidence supports its key exactly as for Tracks 1-3 (the ideal observer picks it clearly and the
   oracle agrees), with the same key balancing and placement (generate.py).
 
+Options that name an aspect of behaviour (which aspect shifted, which changed how, in which aspect two users
+differ) keep only the aspects the outputs show (`output_options`): the key is always one, so a distractor
+about reading or folders would mark itself as wrong to a reader of the options alone (the choices-only
+adversary found 61.5% on shifted_dimension once, chance 25). Such a draft keeps at least two options, and
+its key's aspect is balanced over the option set (generate.py's signatures).
+
 Each source sub-task gets a share of the 550 in proportion to its paper count. An item keeps its
 source's sub_class (so the observer, the oracle and the audit read it as they read the source), names
 the source in `metadata["source_sub_track"]`, and says `metadata["setting"] = "multimodal"`.
@@ -23,6 +29,7 @@ the source in `metadata["source_sub_track"]`, and says `metadata["setting"] = "m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +70,21 @@ def output_evidence(draft: Draft) -> bool:
     return True
 
 
+def output_options(draft: Draft) -> Draft | None:
+    """The draft with only the options about an aspect its outputs show, when its options each name an aspect
+    (`option_facts[k]["dimension"]`); None when fewer than two such options remain. Other drafts unchanged."""
+    dims = [f.get("dimension") for f in draft.option_facts]
+    if not dims or None in dims or len(set(dims)) == 1:
+        return draft  # not a choice between aspects (or all options on the key's own aspect)
+    keep = [k for k, d in enumerate(dims) if d in OUTPUT_DIMENSIONS]
+    if len(keep) < 2 or keep[0] != 0:
+        return None
+    shown = tuple(sorted({dims[k] for k in keep}))
+    return replace(draft, options=tuple(draft.options[k] for k in keep),
+                   option_facts=tuple(draft.option_facts[k] for k in keep),
+                   signature=("output aspects", draft.sub_class, shown), key_fact=dims[0], members=shown)
+
+
 def source_shares(total: int) -> dict[str, int]:
     """`total` items over the source sub-tasks, in proportion to their paper counts (largest remainders)."""
     counts = {s: SUB_TRACKS[s][2] for s in SOURCES}
@@ -82,7 +104,8 @@ def _drafts(facts: CorpusFacts, seed: int, source: str, want: int) -> tuple[list
     """(picked drafts, drafted, kept) of one source sub-task."""
     rng = np.random.default_rng([seed, _SEED_STREAM + SOURCES.index(source)])
     drafts = GENERATORS[source](facts, rng)
-    kept = [d for d in drafts if output_evidence(d) and evidence_supports(d, facts)]
+    shown = [output_options(d) for d in drafts if output_evidence(d)]
+    kept = [d for d in shown if d is not None and evidence_supports(d, facts)]
     picked = sample_drafts(unique_drafts(kept), want, rng, source) if kept else []
     if source in PLACERS:
         picked = PLACERS[source](picked, facts)

@@ -131,7 +131,7 @@ def option_evidence(question: str, choices: list[str], context: str, *, embedder
         support.append([sentences[int(np.argmax(fit))]] if lexical[k] > 0 else [])
     units, unit_vectors = _units(context, embedder)
     semantic, read_on = slot_semantic(option_slots(choices), units, unit_vectors, lambda t: _embed(t, embedder),
-                                      len(choices))
+                                      len(choices), question)
     for k in range(len(choices)):
         support[k] += [unit for unit in read_on if unit not in support[k]]
     parts = {"lexical": LEXICAL_WEIGHT * _unit(lexical), "numbers": NUMBER_WEIGHT * numeric,

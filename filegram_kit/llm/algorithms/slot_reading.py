@@ -54,12 +54,14 @@ def negation_split(unit: str) -> tuple[str, str]:
 
 
 def slot_semantic(factoring: Factoring, units: list[str], unit_vectors: np.ndarray, embed: Embed,
-                  n_options: int) -> tuple[np.ndarray, list[str]]:
+                  n_options: int, question: str = "") -> tuple[np.ndarray, list[str]]:
     """(per option: the sum of its values' leans over the slots, the unit that weighed most in each slot)."""
     out = np.zeros(n_options)
     if not units:
         return out, []
     topics = [list(s.values) for s in factoring.slots] + [[t] for t in factoring.shared]
+    if len(topics) == 1 and question:  # one slot: the question says what every option is about
+        topics[0] = topics[0] + [question]
     flat = [v for values in topics for v in values]
     diffs = [negation_split(difference_text(v, s.values)) for s in factoring.slots for v in s.values]
     vectors = embed(flat + [a for a, _ in diffs] + [n for _, n in diffs])
