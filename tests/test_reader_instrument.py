@@ -11,7 +11,7 @@ from scipy.stats import chisquare
 
 from filegram_kit.bench.controls import truth_context
 from filegram_kit.bench.generate import items_from_facts
-from filegram_kit.bench.paraphrase import paraphrased_context, shared_words
+from filegram_kit.bench.paraphrase import WORDINGS, paraphrased_context, shared_words
 from filegram_kit.bench.reader import answer, presentation_order
 from filegram_kit.bench.simulate import simulated_facts
 from filegram_kit.llm import get_backend
@@ -113,10 +113,25 @@ def test_a_memory_that_flags_the_odd_session_is_read_whatever_its_format(items, 
         assert right == len(anomaly)
 
 
-def test_the_paraphrased_truth_shares_no_content_word_with_its_question_or_options(facts):
+@pytest.mark.parametrize("control", sorted(WORDINGS))
+def test_the_paraphrased_truth_shares_no_content_word_with_its_question_or_options(facts, control):
+    wording = WORDINGS[control]
     for seed in (0, 1, 2):
         for item in items_from_facts(facts, seed=seed)[0]:
-            assert not shared_words(item, paraphrased_context(item, facts)), item.question_id
+            assert not shared_words(item, paraphrased_context(item, facts, wording)), item.question_id
+
+
+def test_the_two_paraphrase_sets_are_written_apart():
+    """The untuned set B says the same facts in its own words: few content words shared with A beyond frames."""
+    from filegram_kit.llm.algorithms.text import content_terms
+
+    def words(w):
+        texts = [v for d in w.behaviour.values() for v in d.values()] + [v for d in w.attribute.values()
+                                                                          for v in d.values()]
+        return set(content_terms(" ".join(texts)))
+
+    a, b = words(WORDINGS["oracle_paraphrased"]), words(WORDINGS["oracle_paraphrased_b"])
+    assert len(a & b) <= 0.05 * len(a | b), sorted(a & b)
 
 
 def test_a_contrast_is_read_as_one_half_per_named_session():
@@ -163,3 +178,23 @@ def test_the_same_facts_as_a_bulleted_record_or_as_prose_get_the_same_answer(ite
         b = answer(item, Context(prose), backend=backend)
         same += a.answer == b.answer
     assert same >= 0.9 * len(chosen), f"{same} of {len(chosen)} answered alike"
+
+
+def test_a_column_ranks_only_if_the_reader_reads_the_truth_in_both_wordings():
+    """reader_limits: the lower of the two paraphrase ceilings decides; wordings far apart are flagged; an older
+    run without the second wording is judged on the first alone."""
+    import polars as pl
+
+    from filegram_kit.bench.analysis import reader_limits
+
+    def table(**rows):
+        return pl.DataFrame([{"method": m, "AttrRec": v[0], "TraceDis": v[1]} for m, v in rows.items()])
+
+    limits = reader_limits(table(chance=(34.0, 41.7), oracle_paraphrased=(70.0, 80.0),
+                                 oracle_paraphrased_b=(55.0, 78.0)))
+    by = {r["column"]: r for r in limits.iter_rows(named=True)}
+    assert by["AttrRec"]["reader_limited"] and by["AttrRec"]["wording_bound"]  # B 55 < 59, 15 points apart
+    assert not by["TraceDis"]["reader_limited"] and not by["TraceDis"]["wording_bound"]
+    older = reader_limits(table(chance=(34.0, 41.7), oracle_paraphrased=(70.0, 50.0)))
+    assert [r["reader_limited"] for r in older.iter_rows(named=True)] == [False, True]
+    assert older["oracle_paraphrased_b"].null_count() == older.height

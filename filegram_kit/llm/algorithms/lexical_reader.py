@@ -42,7 +42,14 @@ from filegram_kit.llm.algorithms.compare import (
 )
 from filegram_kit.llm.algorithms.embedders import DEFAULT_EMBEDDER, embed_with
 from filegram_kit.llm.algorithms.option_slots import option_slots
-from filegram_kit.llm.algorithms.slot_reading import slot_semantic, units_of
+from filegram_kit.llm.algorithms.slot_reading import (
+    Units,
+    negation_split,
+    order_evidence,
+    read_units,
+    slot_semantic,
+    units_of,
+)
 from filegram_kit.llm.algorithms.summarize import select_within_budget
 from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
 
@@ -50,6 +57,7 @@ LEXICAL_WEIGHT = 2.0
 NUMBER_WEIGHT = 1.5
 SEMANTIC_WEIGHT = 1.0
 CONTRAST_WEIGHT = 4.0  # a contrast's fit to the two named sessions, one half each (compare.contrast_evidence)
+ORDER_WEIGHT = 2.0  # a change read in the order the context states it (slot_reading.order_evidence)
 DIFFERENCE_WEIGHT = 4.0  # how differently the two named sessions are described on an option's topic (compare.py)
 TEMPERATURE = 0.5
 OPEN_ANSWER_FLOOR = 0.5
@@ -89,14 +97,15 @@ def _indexed(context: str, embedder: str) -> tuple[list[str], Bm25Index, np.ndar
     for i, sentence in enumerate(sentences):
         for value, unit in quantities(sentence):
             stated_in.setdefault(value, []).append((i, unit))
-    return sentences, Bm25Index.of_texts(sentences), _embed(sentences, embedder), stated_in
+    asserted = [negation_split(s)[0] for s in sentences]  # a word a sentence negates is no support for it
+    return sentences, Bm25Index.of_texts(asserted), _embed(sentences, embedder), stated_in
 
 
 @functools.lru_cache(maxsize=32)
-def _units(context: str, embedder: str) -> tuple[list[str], np.ndarray]:
-    """A context's clause units and their embeddings (slot_reading.py)."""
-    units = units_of(_indexed(context, embedder)[0])
-    return units, _embed(units, embedder)
+def _units(context: str, embedder: str) -> Units:
+    """A context as the slot reader reads it (slot_reading.py), shared by the questions on it."""
+    sentences, _, vectors, _ = _indexed(context, embedder)
+    return read_units(sentences, vectors, lambda texts: _embed(texts, embedder))
 
 
 def option_scores(question: str, choices: list[str], context: str, *, embedder: str = DEFAULT_EMBEDDER) -> np.ndarray:
@@ -129,9 +138,9 @@ def option_evidence(question: str, choices: list[str], context: str, *, embedder
         relevance = _unit(index.scores(question_terms + words))
         numeric[k] = _number_support(option, stated_in, relevance, asked)
         support.append([sentences[int(np.argmax(fit))]] if lexical[k] > 0 else [])
-    units, unit_vectors = _units(context, embedder)
-    semantic, read_on = slot_semantic(option_slots(choices), units, unit_vectors, lambda t: _embed(t, embedder),
-                                      len(choices), question)
+    units = _units(context, embedder)
+    semantic, read_on = slot_semantic(option_slots(choices), units, lambda t: _embed(t, embedder), len(choices),
+                                      question)
     for k in range(len(choices)):
         support[k] += [unit for unit in read_on if unit not in support[k]]
     parts = {"lexical": LEXICAL_WEIGHT * _unit(lexical), "numbers": NUMBER_WEIGHT * numeric,
@@ -139,6 +148,9 @@ def option_evidence(question: str, choices: list[str], context: str, *, embedder
     contrast = contrast_evidence(question, choices, context, lambda texts: _embed(texts, embedder))
     if contrast is not None:
         parts["contrast"] = CONTRAST_WEIGHT * contrast
+    order = order_evidence(choices, units, lambda texts: _embed(texts, embedder))
+    if order is not None:
+        parts["order"] = ORDER_WEIGHT * order
     differ = aspect_difference(question, choices, context, lambda texts: _embed(texts, embedder), units_of)
     if differ is not None:
         parts["difference"] = DIFFERENCE_WEIGHT * differ

@@ -51,9 +51,24 @@ def _clean(text: str) -> str:
     return text.strip(" .,:;!?\"'").strip()
 
 
+_SEQUENCE = (re.compile(r"^\s*from\s+(?P<a>.+?)\s+to\s+(?P<b>.+?)\s*\.?\s*$", re.IGNORECASE),
+             re.compile(r"^\s*(?P<a>.+?)\s*(?:->|→|,?\s+then\s+)\s*(?P<b>.+?)\s*\.?\s*$", re.IGNORECASE))
+
+
+def sequence(option: str) -> tuple[str, str] | None:
+    """(earlier, later) of an option that states a change in order: 'X -> Y', 'from X to Y', 'X, then Y'."""
+    for pattern in _SEQUENCE:
+        found = pattern.match(option)
+        if found:
+            return _clean(found.group("a")), _clean(found.group("b"))
+    return None
+
+
 def clauses(option: str) -> list[str]:
-    """An option's clauses, cut at strong breaks (empty pieces dropped)."""
-    return [c for c in (_clean(p) for p in _STRONG.split(option)) if c]
+    """An option's clauses, cut at strong breaks (empty pieces dropped); 'from X to Y' is X and Y."""
+    found = _SEQUENCE[0].match(option)
+    parts = [found.group("a"), found.group("b")] if found else _STRONG.split(option)
+    return [c for c in (_clean(p) for p in parts) if c]
 
 
 def pieces(clause: str) -> list[tuple[str, int, int]]:
