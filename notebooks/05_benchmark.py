@@ -279,7 +279,8 @@ def _(all_rows):
     from FileGramOS are computed on the same items (paired). The controls are reference points, never
     ranked: a method near **chance** or **choices_only** learnt nothing from memory; **observer_traces** is
     what a perfect memory could reach from the traces alone; **oracle_context** is the shared reader handed
-    the ground truth in the options' words, **oracle_paraphrased** the same truth in other words.
+    the ground truth in the options' words, **oracle_paraphrased** the same truth in other words and
+    **oracle_paraphrased_b** in a third wording the reader was never tuned on.
     """), mo.md(format_readout(readout(all_rows, n_boot=500)))])
     return
 
@@ -291,8 +292,9 @@ def _(all_rows):
     mo.vstack([mo.md(f"""
     ### Which columns can rank memories
     A column is **reader-limited** when the shared reader, handed the truth in other words
-    (`oracle_paraphrased`), stays below chance + 25 points: whatever a memory holds, this reader cannot read
-    it there, so no ordering of methods on that column means anything. Here:
+    (`oracle_paraphrased`, or the untuned `oracle_paraphrased_b`), stays below chance + 25 points: whatever a
+    memory holds, this reader cannot read it there, so no ordering of methods on that column means anything.
+    `wording_bound` flags a column whose two wordings are read more than 10 points apart. Here:
     **{", ".join(_limited) or "none"}**. `observer_traces` says how much the traces carry at all.
     """), mo.ui.table(_limits, selection=None)])
     return

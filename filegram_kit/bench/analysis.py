@@ -5,7 +5,7 @@ difference from FileGramOS and from No Context, and the controls apart.
     print(format_readout(parts))
 
 Controls are reference points, never ranked: a method is read against chance and choices_only (what the
-options alone give), observer_traces (what the traces carry) and oracle_paraphrased (the shared reader
+options alone give), observer_traces (what the traces carry) and oracle_paraphrased(_b) (the shared reader
 with a perfect memory written in other words). Rows of several item seeds
 are pooled as the mean of per-seed scores (bootstrap.py).
 """
@@ -114,6 +114,7 @@ def format_readout(parts: dict[str, pl.DataFrame], *, seeds: list[int] | None = 
                 "observer_traces = the ideal observer of the traces alone (what a perfect memory could reach); "
                 "observer_engine = the ideal observer of the engine's record (100 by construction); oracle = the "
                 "ground truth; oracle_context = the shared reader given the truth in the options' words; "
-                "oracle_paraphrased = the truth in other words (the reading ceiling: a column below chance + 25 "
-                "on it is reader-limited)", "", format_table3(parts["controls"])]
+                "oracle_paraphrased = the truth in other words, oracle_paraphrased_b = in a wording the reader "
+                "was never tuned on (the reading ceiling: a column below chance + 25 on either is reader-limited)",
+                "", format_table3(parts["controls"])]
     return "\n".join(out)

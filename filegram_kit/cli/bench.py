@@ -298,8 +298,8 @@ def add_eval(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--retry-errors", action="store_true", help="recompute rows that hold an exception error")
     p.add_argument("--controls", default="all", metavar="LIST", help="control rows to add: all (default), none, or "
                    "a comma-separated subset of chance, choices_only, observer_engine, oracle, oracle_context, "
-                   "oracle_paraphrased (the two oracle_ contexts are read by the reader: with an API backend they "
-                   "cost calls)")
+                   "oracle_paraphrased, oracle_paraphrased_b (the three oracle_ contexts are read by the reader: "
+                   "with an API backend they cost calls)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("results", parents=[fmt], help="paper Table 3 from a results folder, with the paper's rows")

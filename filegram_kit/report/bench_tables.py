@@ -77,9 +77,11 @@ def _note() -> str:
             "ideal observer of what the engine recorded as "
             "expressed (100 by construction: items it cannot answer are redrawn); oracle = the ground truth; "
             "oracle_context = the shared reader given the ground truth in the options' words; oracle_paraphrased = "
-            "the same truth in other words (the column's reading ceiling). The reader-limited row marks (1) each "
-            "multiple-choice column whose oracle_paraphrased is below chance + 25: no ordering is claimed there "
-            "(table03_reader_limits). The reader is shown each item's options in an order drawn per item, and "
+            "the same truth in other words (the wording the reader was developed on), oracle_paraphrased_b = in a "
+            "third wording it was never tuned on (together: the column's reading ceiling). The reader-limited row "
+            "marks (1) each multiple-choice column where either is below chance + 25: no ordering is claimed there "
+            "(table03_reader_limits). The reader reads options by what sets them apart (the slots where they "
+            "differ, each on its own topic). It is shown each item's options in an order drawn per item, and "
             "every memory names an item's sessions by the labels its options use. Style pack B "
             "rows: the same methods on item seed 0's items of tracks 1-3, on the corpus re-worded by style pack B "
             "(same behaviour; table03_style_packs gives each method's change with its CI). VisRAG offline embeds "
@@ -250,9 +252,11 @@ def limited_row(control_rows: pl.DataFrame) -> pl.DataFrame:
                "session read by models fit on the other personas): the evidence ceiling a perfect memory could "
                "reach. oracle_context = the shared reader given the ground truth in the "
                "options' own wording (a word matcher does well on it); oracle_paraphrased = the same truth in a second "
-               "wording set sharing no content word with the question or options (bench/paraphrase.py): the column's "
-               "reading ceiling. A column whose ceiling is below chance + 25 points is reader-limited: its method "
-               "scores are reported, but no ordering of methods on it is claimed.")
+               "wording set sharing no content word with the question or options (bench/paraphrase.py, the set the "
+               "reader was developed on); oracle_paraphrased_b = a third set, written apart from it and never tuned "
+               "on. A column whose lower ceiling is below chance + 25 points is reader-limited: its method scores are "
+               "reported, but no ordering of methods on it is claimed. wording_bound: the two ceilings more than 10 "
+               "points apart (a reader that learnt a wording, not meaning).")
 def table03_reader_limits(corpus: str | Path | None = None, *, settings: RunSettings | None = None,
                           limit: int | None = None, workers: int | None = None, out: str | Path | None = None,
                           progress: bool | None = None) -> pl.DataFrame:
