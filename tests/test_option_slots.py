@@ -53,6 +53,7 @@ def test_options_that_share_nothing_are_one_slot_and_before_after_clauses_two():
     assert [s.of_option for s in change.slots] == [(0, 1, 0), (0, 1, 2)]  # the before and after questions apart
     assert sequence("from tea to coffee") == ("tea", "coffee") and sequence("tea -> coffee") == ("tea", "coffee")
     assert sequence("tea and coffee") is None
+    assert sequence("reads every page in the order it was filed, then writes a long report with notes") is None
 
 
 CONTEXT = """About her:

@@ -55,12 +55,18 @@ _SEQUENCE = (re.compile(r"^\s*from\s+(?P<a>.+?)\s+to\s+(?P<b>.+?)\s*\.?\s*$", re
              re.compile(r"^\s*(?P<a>.+?)\s*(?:->|→|,?\s+then\s+)\s*(?P<b>.+?)\s*\.?\s*$", re.IGNORECASE))
 
 
+SEQUENCE_WORDS = 8  # a change stated in order names two short states; a longer "..., then ..." is a description
+
+
 def sequence(option: str) -> tuple[str, str] | None:
-    """(earlier, later) of an option that states a change in order: 'X -> Y', 'from X to Y', 'X, then Y'."""
+    """(earlier, later) of an option that states a change in order: 'X -> Y', 'from X to Y', 'X, then Y' (each
+    state at most SEQUENCE_WORDS words)."""
     for pattern in _SEQUENCE:
         found = pattern.match(option)
         if found:
-            return _clean(found.group("a")), _clean(found.group("b"))
+            a, b = _clean(found.group("a")), _clean(found.group("b"))
+            if len(a.split()) <= SEQUENCE_WORDS and len(b.split()) <= SEQUENCE_WORDS:
+                return a, b
     return None
 
 
