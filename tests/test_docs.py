@@ -79,6 +79,18 @@ NOT_GENERATED = {
     ("track4.md", "-10.3 [-22.3, -1.0]"): "history: Full Context's semantic items before Chinese was rendered",
     ("track4.md", "-1.4 [-3.9, 0.7]"): "history: FileGramOS, multimodal - text, before Chinese was rendered",
     ("track4.md", "-1.3 [-3.3, 0.5]"): "history: Full Context, multimodal - text, before Chinese was rendered",
+    ("bench.md", "45.6 [42.3, 48.7]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+4.4 [0.2, 8.7]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "34.5 [30.0, 39.1]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+12.0 [7.1, 17.6]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "43.3 [38.2, 49.1]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+1.5 [-2.9, 6.1]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "57.1 [55.7, 58.6]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+1.2 [-1.4, 3.3]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "53.4 [47.6, 59.0]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+7.4 [2.9, 11.9]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "62.8 [59.3, 66.8]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+9.8 [6.1, 13.6]"): "history: before the slot reader of issue 48 (2591e1d)",
 }
 
 
