@@ -52,6 +52,8 @@ def test_options_that_share_nothing_are_one_slot_and_before_after_clauses_two():
                            "Usually walks; that week cycled"])
     assert [s.of_option for s in change.slots] == [(0, 1, 0), (0, 1, 2)]  # the before and after questions apart
     assert sequence("from tea to coffee") == ("tea", "coffee") and sequence("tea -> coffee") == ("tea", "coffee")
+    odd = option_slots(["tea", "coffee", "tea, with milk"])  # 'with milk' partitions nothing: set aside
+    assert [s.values for s in odd.slots] == [("tea", "coffee")] and odd.loose == ("with milk",)
     assert sequence("tea and coffee") is None
     assert sequence("reads every page in the order it was filed, then writes a long report with notes") is None
 

@@ -132,8 +132,11 @@ def _partitions(values: list[tuple[str, frozenset[int], float]], n: int) -> list
                 best = (len(slots), spread, [list(s) for s in slots])
             return
         first = left[0]
-        for group in _covers(first, left[1:], values, every):
+        covers = _covers(first, left[1:], values, every)
+        for group in covers:
             search([i for i in left if i not in group], slots + [group])
+        if not covers:  # a value no partition can hold is left out, the others still grouped
+            search(left[1:], slots)
 
     search(list(range(len(values))), [])
     return best[2] if best else []
@@ -172,6 +175,9 @@ def _factor(choices: tuple[str, ...]) -> Factoring:
             slots.append(Slot(tuple(column), tuple(range(n))))
             continue
         groups = _partitions(values, n)
+        if not groups:  # nothing in this column partitions the options: it is read whole
+            slots.append(Slot(tuple(column), tuple(range(n))))
+            continue
         placed = {i for g in groups for i in g}
         loose += [values[i][0] for i in range(len(values)) if i not in placed]
         for group in sorted(groups, key=lambda g: min(values[i][2] for i in g)):
