@@ -16,6 +16,7 @@ from filegram_kit.report.literature_tables import (
     table04_memory_frameworks,
     table07_dimension_derivation,
 )
+from filegram_kit.util import code_closure
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = "this workbench"
@@ -136,5 +137,5 @@ def test_literature_data_is_not_an_engine_input():
     path = (Path(literature_tables.__file__).parents[1] / "data" / literature_tables.DATA_DIR /
             literature_tables.DATA_FILE).resolve()
     assert path.is_file()
-    fingerprinted = {p.resolve() for pattern in corpus.FINGERPRINT_SOURCES for p in corpus._PACKAGE.glob(pattern)}
+    fingerprinted = {p.resolve() for pattern in corpus.FINGERPRINT_SOURCES for p in code_closure.PACKAGE.glob(pattern)}
     assert path not in fingerprinted

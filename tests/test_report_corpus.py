@@ -19,6 +19,7 @@ from filegram_kit.report.figures import figure03_data_distribution
 from filegram_kit.report.tables import table05_event_counts
 from filegram_kit.traces.schema import EVENT_CATEGORY, EVENT_TYPES, METADATA_EVENT_TYPES, RETAINED_EVENT_TYPES
 from filegram_kit.traces.tasks import get_task
+from filegram_kit.util import code_closure
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -153,8 +154,8 @@ def test_default_corpus_is_rebuilt_when_the_engine_changes(monkeypatch, tmp_path
 def test_source_hash_covers_the_engine():
     from filegram_kit.engine import corpus as engine_corpus
 
-    files = {p.relative_to(engine_corpus._PACKAGE).as_posix() for pattern in engine_corpus.FINGERPRINT_SOURCES
-             for p in engine_corpus._PACKAGE.glob(pattern)}
+    files = {p.relative_to(code_closure.PACKAGE).as_posix() for pattern in engine_corpus.FINGERPRINT_SOURCES
+             for p in code_closure.PACKAGE.glob(pattern)}
     assert {"engine/corpus.py", "engine/recorder.py", "workspace/__init__.py", "data/profiles.json"} <= files
 
 

@@ -151,3 +151,84 @@ def test_a_failing_step_names_itself_and_keeps_the_steps_before_it(tmp_path, mon
     assert any("step zz_broken" in note for note in caught.value.__notes__)
     steps = json.loads((tmp_path / MANIFEST).read_text())["steps"]
     assert list(steps) == ["table02_dimensions"]
+
+
+@pytest.fixture()
+def package_copy(tmp_path, monkeypatch):
+    """A copy of the package that the code keys read instead of the checkout (edits never touch the real one)."""
+    import shutil
+
+    from filegram_kit.report import plan as plan_module
+    from filegram_kit.util import code_closure
+
+    copy = tmp_path / "filegram_kit"
+    shutil.copytree(code_closure.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for module in (code_closure, provenance, plan_module):
+        monkeypatch.setattr(module, "PACKAGE", copy)
+    return copy
+
+
+def _code_keys() -> dict[str, str]:
+    return {name: provenance.code_hash(art.function.__module__) for name, art in ARTIFACTS.items()}
+
+
+def test_docstring_comment_and_layout_edits_key_nothing_and_a_constant_rekeys_its_users(package_copy):
+    from filegram_kit.engine.corpus import engine_fingerprint
+
+    reader, recorder = package_copy / "bench" / "reader.py", package_copy / "engine" / "recorder.py"
+    before, engine_before = _code_keys(), engine_fingerprint.__wrapped__()
+    source = reader.read_text()
+    assert source.startswith('"""'), "bench/reader.py no longer opens with a docstring: pick another edit"
+    body = source[source.index('"""', 3) + 3:]  # after the module docstring
+    edited = '"""A new first line of the docstring, with a comment below."""\n# a comment\n\n' + body
+    edited = edited.replace("OPEN_ANSWER_WORDS = 60", "OPEN_ANSWER_WORDS  =  60   # words\n\n")
+    reader.write_text(edited)
+    recorder.write_text(recorder.read_text().replace('"""', '"""Edited. ', 1) + "\n# trailing comment\n")
+    assert _code_keys() == before
+    assert engine_fingerprint.__wrapped__() == engine_before
+    reader.write_text(edited.replace("OPEN_ANSWER_WORDS  =  60", "OPEN_ANSWER_WORDS = 61"))
+    after = _code_keys()
+    users = {n for n, a in ARTIFACTS.items() if reader in provenance.code_files(a.function.__module__)}
+    assert users and {n for n in ARTIFACTS if after[n] != before[n]} == users
+    assert "table03_main_results" in users and "table02_dimensions" not in users
+    recorder.write_text(recorder.read_text() + "RECORDER_CONSTANT = 1\n")
+    assert engine_fingerprint.__wrapped__() != engine_before
+
+
+def test_plan_names_what_makes_a_step_run_and_runs_nothing(tmp_path):
+    from filegram_kit.report.plan import format_plan
+    from filegram_kit.report.reproduce import STATE, plan
+
+    assert all(s.runs and s.why == ("not in the manifest: never ran into this folder",) for s in plan(
+        tmp_path, only=STATIC))
+    assert not any(tmp_path.iterdir()), "a plan wrote into the output folder"
+    reproduce(tmp_path, only=STATIC, progress=False)
+    planned = plan(tmp_path, only=STATIC)
+    assert [s.name for s in planned] == STATIC and not any(s.runs for s in planned)
+    assert all(s.current for s in planned)
+    assert plan(tmp_path, only=STATIC, force=True)[0].why == ("--force",)
+
+    (tmp_path / "table02_dimensions.md").write_text("edited by hand\n")
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    step = manifest["steps"]["table08_attributes"]
+    step["inputs"]["code"], step["seconds"] = "0" * 64, 12.5
+    manifest["code_files"]["traces/profiles.py"] = "0" * 16  # as if made before traces/profiles.py changed
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+    why = {s.name: s.why for s in plan(tmp_path, only=STATIC)}
+    assert why["table02_dimensions"] == ("output missing or edited: table02_dimensions.md",)
+    assert why["table08_attributes"] == ("code changed: traces/profiles.py",)
+    assert sum(bool(w) for w in why.values()) == 2
+    text = format_plan(plan(tmp_path, only=STATIC), tmp_path)
+    assert f"{len(STATIC) - 2} of {len(STATIC)} steps current" in text and "12.5 s" in text
+
+    (tmp_path / STATE).unlink()  # a fresh clone: the committed outputs are current, this machine never ran them
+    fresh = plan(tmp_path, only=STATIC)
+    assert sum(s.current for s in fresh) == len(STATIC) - 2 and all(s.runs for s in fresh)
+
+
+def test_committed_figures_plan_as_current_for_this_checkout():
+    """`--plan` on a fresh clone: every committed step is current (the corpus stamp is predicted, not built)."""
+    from filegram_kit.report.reproduce import plan
+
+    stale = {s.name: s.why for s in plan(FIGURES) if not s.current}
+    assert not stale, f"stale for this checkout: {stale}; run `make reproduce` and commit figures/"

@@ -85,6 +85,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise SystemExit(f"filegram reproduce: --workers must be at least 1, got {workers}")
         settings = replace(settings, workers=workers)  # not in any step's key: rows do not depend on it
     out = args.out or ("build/quick" if args.quick else "figures")
+    if args.plan:
+        from ..report.plan import format_plan
+        from ..report.reproduce import plan
+
+        print(format_plan(plan(out, only=args.only or None, corpus=args.corpus, images=not args.no_images,
+                               settings=settings, force=args.force), Path(out)))
+        return 0
     written = reproduce(out, only=args.only or None, corpus=args.corpus, images=not args.no_images,
                         settings=settings, force=args.force)
     print(f"wrote {len(written)} files to {out}/ (steps and timings: {out}/MANIFEST.json)")
@@ -323,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default), gemini, openai_compat (needs its key; rows and labels name it)")
     p.add_argument("--force", action="store_true", help="rerun every step, even those whose inputs are unchanged")
     p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
+    p.add_argument("--plan", action="store_true", help="print which steps a run would run, why (the files whose "
+                   "code changed, or the inputs) and their seconds last time; runs nothing, builds no corpus")
     p.add_argument("--corpus", type=Path, metavar="DIR", help="compute trace-based artifacts from this corpus "
                    "(default: data/corpus, built on first use)")
     p.add_argument("--no-images", action="store_true", help="skip the PNG export of figures (needs no browser)")

@@ -16,7 +16,6 @@ which the next run removes and redoes; finished trajectories are skipped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -47,7 +46,6 @@ from .tools import ToolBox
 
 ENGINE_VERSION = 1
 AGENTS = ("offline", "llm")
-_PACKAGE = Path(__file__).resolve().parents[1]
 # what a trajectory's bytes depend on: the engine, the workspace builder and the persona/task/event data
 FINGERPRINT_SOURCES = ("engine/*.py", "workspace/*.py", "traces/documents.py", "traces/media.py",
                        "traces/schema.py", "traces/profiles.py", "traces/tasks.py", "traces/datafiles.py",
@@ -63,12 +61,12 @@ class CorpusError(RuntimeError):
 
 @cache
 def engine_fingerprint() -> str:
-    """sha256 over the code and data that decide a trajectory's bytes; a corpus never mixes two of them."""
-    digest = hashlib.sha256()
-    paths = {p for pattern in FINGERPRINT_SOURCES for p in _PACKAGE.glob(pattern)}
-    for path in sorted(p for p in paths if p.relative_to(_PACKAGE).as_posix() not in FINGERPRINT_EXCLUDED):
-        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    """sha256 over the code and data that decide a trajectory's bytes (code by what it does: a docstring edit
+    keeps it, `code_closure.digest`); a corpus never mixes two of them."""
+    from ..util.code_closure import PACKAGE, digest
+
+    paths = {p for pattern in FINGERPRINT_SOURCES for p in PACKAGE.glob(pattern)}
+    return digest([p for p in paths if p.relative_to(PACKAGE).as_posix() not in FINGERPRINT_EXCLUDED])
 
 
 def trajectory_id(profile: Profile | str, task: Task | str) -> str:

@@ -38,6 +38,18 @@ def source_hash() -> str:
     return engine_fingerprint()
 
 
+def expected_stamp(personas: tuple[str, ...] | list[str] | None = None, seed: int = 0) -> dict[str, object]:
+    """The corpus facts (`reproduce.corpus_stamp`) of what `default_corpus` (or `quick_corpus` for `personas`)
+    returns once built by this checkout's engine, known without building it (`filegram reproduce --plan`)."""
+    from ..engine.corpus import ENGINE_VERSION
+    from ..traces.profiles import load_profiles
+    from ..traces.tasks import load_tasks
+
+    count = len(personas) if personas else len(load_profiles())
+    return {"engine": source_hash()[:16], "engine_version": ENGINE_VERSION, "agent": "offline", "seed": seed,
+            "style_pack": "A", "trajectories": count * len(load_tasks())}
+
+
 def _drop_if_stale(out: Path, current: str) -> None:
     stamp = out / STAMP
     if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() != current:

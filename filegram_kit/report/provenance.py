@@ -4,7 +4,8 @@
 
 An artifact's code is the import closure of the module that defines it (`code_closure.closure`: every
 package module it imports or a registry names, transitively, read from the source), the package data
-files those modules name, and the writer (registry, export, reproduce). The key also covers the corpus
+files those modules name, and the writer (registry, export, reproduce), hashed by what the code does (its
+normalised AST: a docstring, comment or layout edit keys nothing). The key also covers the corpus
 the artifact reads (its engine fingerprint, seed and style pack), the run settings and the keys of the
 artifacts it reads.
 
@@ -17,21 +18,35 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from ..util.code_closure import PACKAGE, closure, data_files, digest
+from ..util.code_closure import PACKAGE, closure, data_files, digest, file_hash
 
 WRITER_MODULES = ("filegram_kit.report.registry", "filegram_kit.report.export")  # + reproduce.py itself (not its
 # closure: it reaches the corpus builder, which only corpus artifacts depend on, through their own closure)
 
 
-def code_hash(module: str) -> str:
-    """sha256 of the artifact module's closure, the writer's closure and the package data files they name."""
+def code_files(module: str) -> list[Path]:
+    """The artifact module's closure, the writer's closure and the package data files they name."""
     files = list(closure(module))
     for writer in WRITER_MODULES:
         files += closure(writer)
     files.append(PACKAGE / "report" / "reproduce.py")
-    return digest(files + data_files(files))
+    return sorted(set(files + data_files(files)))
+
+
+def code_hash(module: str) -> str:
+    """sha256 of what `code_files` do (`code_closure.digest`: docstrings, comments and layout do not count)."""
+    return digest(code_files(module))
+
+
+def code_table(modules: Iterable[str]) -> dict[str, str]:
+    """Package-relative path -> `file_hash` of every file these modules' keys cover (the manifest keeps it, so
+    a plan can name the files whose change makes a step stale)."""
+    files = {p for module in set(modules) for p in code_files(module)}
+    return {p.relative_to(PACKAGE).as_posix(): file_hash(p) for p in sorted(files)}
 
 
 def value_hash(value: Any) -> str:

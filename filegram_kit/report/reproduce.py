@@ -6,8 +6,9 @@
 Each artifact is a step. A step whose key (provenance.py: its code closure, the corpus, the settings,
 the artifacts it reads) and output bytes are unchanged since it last ran into this folder on this
 machine (`<out>/.reproduce_state.json`, git-ignored: a fresh clone reruns everything) is skipped;
-`force=True` reruns it. Every step prints a line as it starts and ends (with
-`progress`), and `<out>/MANIFEST.json` records the git sha, package versions, the corpus (seed,
+`force=True` reruns it. The plan (plan.py: each step, whether it runs, why, its seconds last time) is
+printed first, and `plan(...)` gives it without running anything (`--plan`). Every step prints a line as
+it starts and ends (with `progress`), and `<out>/MANIFEST.json` records the git sha, package versions, the corpus (seed,
 style pack, engine), the settings (backend and model, item seeds, methods), per step its key, its
 inputs, its files' sha256 and its seconds, and the run's wall seconds (benchmarks/reproduce.py reports them).
 """
@@ -26,7 +27,8 @@ from typing import Any
 import polars as pl
 
 from ..util import atomic
-from .provenance import step_inputs, step_key
+from .plan import PlannedStep, format_plan, plan_steps
+from .provenance import code_table, step_inputs, step_key
 from .registry import ARTIFACTS, Artifact, FigureData, TableData, to_markdown
 from .settings import FULL, RunSettings
 
@@ -125,7 +127,9 @@ class Steps:
     def __init__(self, out: Path):
         self.out = out.resolve()
         self.state = _read_json(self.out / STATE)
-        self.manifest = _read_json(out / MANIFEST).get("steps", {})
+        recorded = _read_json(out / MANIFEST)
+        self.manifest = recorded.get("steps", {})
+        self.code_files: dict[str, str] = recorded.get("code_files", {})  # path -> file_hash, for a plan's reasons
 
     def unchanged(self, art: Artifact, key: str, images: bool) -> bool:
         """Ran here with this key (and the manifest says so), wrote the PNG if one is wanted now, and every
@@ -194,6 +198,36 @@ def _ordered(only: Iterable[str] | None) -> list[str]:
     return [n for n in order if n in wanted]
 
 
+def _keyed(names: list[str], settings: RunSettings, stamp: dict[str, Any] | None) -> list[tuple[str, dict, str]]:
+    """(name, inputs, key) of each step in run order (a step's key covers the keys of what it reads)."""
+    keys: dict[str, str] = {}
+    keyed = []
+    for name in names:
+        inputs = step_inputs(ARTIFACTS[name], settings.keyed(), stamp, keys)
+        keys[name] = step_key(inputs)
+        keyed.append((name, inputs, keys[name]))
+    return keyed
+
+
+def plan(out: str | Path = "figures", only: Iterable[str] | None = None, *, corpus: str | Path | None = None,
+         images: bool = True, settings: RunSettings | None = None, force: bool = False) -> list[PlannedStep]:
+    """What `reproduce` with these arguments would run and why, computing nothing and building no corpus (the
+    default corpus counts as what this checkout's engine builds: `corpus_source.expected_stamp`)."""
+    settings = settings or FULL
+    names, out = _ordered(only), Path(out)
+    if not any(ARTIFACTS[n].corpus for n in names):
+        stamp = None
+    elif corpus is not None:
+        stamp = corpus_stamp(Path(corpus))
+    else:
+        from .corpus_source import expected_stamp
+
+        stamp = expected_stamp(settings.personas)
+    steps = Steps(out)
+    return plan_steps(_keyed(names, settings, stamp), {"steps": steps.manifest, "code_files": steps.code_files},
+                      steps.state, out, images=images, force=force)
+
+
 def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, progress: bool | None = None, *,
               corpus: str | Path | None = None, images: bool = True, settings: RunSettings | None = None,
               force: bool = False) -> list[Path]:
@@ -205,13 +239,15 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     began = start = time.perf_counter()
     corpus_path = _corpus_for(names, corpus, settings, progress)
     corpus_seconds = round(time.perf_counter() - start, 1)
-    stamp, steps = corpus_stamp(corpus_path), Steps(out)
-    keys: dict[str, str] = {}
-    plan = []  # every key before any step runs: they describe the code this process loaded, not later edits
-    for name in names:
-        inputs = step_inputs(ARTIFACTS[name], settings.keyed(), stamp, keys)
-        keys[name] = step_key(inputs)
-        plan.append((name, inputs, keys[name]))
+    steps = Steps(out)
+    # every key before any step runs: they describe the code this process loaded, not later edits
+    plan = _keyed(names, settings, corpus_stamp(corpus_path))
+    if progress is not False:
+        _say(progress, format_plan(plan_steps(plan, {"steps": steps.manifest, "code_files": steps.code_files},
+                                              steps.state, out, images=images, force=force), out))
+    now = code_table(ARTIFACTS[name].function.__module__ for name in names)
+    # a full run records this checkout's files; an --only run keeps the hashes the other steps were made with
+    steps.code_files = now if only is None else {**now, **steps.code_files}
     tables: dict[str, pl.DataFrame] = {}
     written: list[Path] = []
     for index, (name, inputs, key) in enumerate(plan, 1):
@@ -235,6 +271,7 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
             steps.save_state()
             _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
         atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path),
+                                           "code_files": steps.code_files,
                                            "corpus_seconds": corpus_seconds,  # after every step: a stop keeps them
                                            "wall_seconds": round(time.perf_counter() - began, 1)})
         if any(name in ARTIFACTS[n].reads for n in names):

@@ -6,12 +6,15 @@
                                                name` follows the module defining `name`, not all of pkg;
                                                imports under `if TYPE_CHECKING:` are left out
     data_files(closure(...))                -> the package data files those sources name ("profiles.json")
-    digest(paths)                           -> sha256 over the files' paths and bytes
+    digest(paths)                           -> sha256 over the files' paths and what they do: a source
+                                               file counts by its normalised AST (no docstrings, comments,
+                                               formatting or blank lines), a data file by its bytes
 
 Reading the source rather than `sys.modules` gives the same answer in any process, before anything is
 imported. Each file is parsed once per version (its mtime and size), so a long-lived process (a notebook)
 sees edits. Results caches (bench/manifest.py) and reproduce's step keys (report/provenance.py) hash a
-closure, so a change to code a result never runs (a widget, the recorder) leaves that result valid.
+closure, so a change to code a result never runs (a widget, the recorder) leaves that result valid, and
+they hash what the code does, so a docstring or comment edit leaves it valid too.
 """
 
 from __future__ import annotations
@@ -177,10 +180,46 @@ def closure(module: str) -> tuple[Path, ...]:
 
 
 def digest(paths: list[Path]) -> str:
+    """sha256 over each file's package-relative path and its `code_bytes` (a docstring edit keys nothing)."""
     h = hashlib.sha256()
     for path in sorted(set(paths)):
-        h.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + code_bytes(path) + b"\0")
     return h.hexdigest()
+
+
+def file_hash(path: Path) -> str:
+    """sha256 (16 hex) of one file's `code_bytes`: what a manifest records to name the files that changed."""
+    return hashlib.sha256(code_bytes(path)).hexdigest()[:16]
+
+
+def code_bytes(path: Path) -> bytes:
+    """What a file contributes to a code key: a Python source's normalised form, any other file's bytes."""
+    if path.suffix != ".py":
+        return path.read_bytes()
+    stat = path.stat()
+    return _normalised(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalised(path: Path, mtime_ns: int, size: int) -> bytes:
+    """The source re-printed from its AST without docstrings or other bare string statements (they never
+    run), so comments, formatting, blank lines and docstrings do not count; a file that does not parse
+    counts by its bytes (its import fails anyway)."""
+    source = path.read_bytes()
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except (SyntaxError, ValueError):
+        return source
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
+                continue
+            kept = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                            and isinstance(s.value.value, str))]
+            if len(kept) != len(body):
+                setattr(node, field, kept or [ast.Pass()])
+    return ast.unparse(tree).encode("utf-8")
 
 
 def data_files(sources: tuple[Path, ...] | list[Path]) -> list[Path]:
