@@ -1,4 +1,4 @@
-"""MkDocs hook: the repository's generated `figures/` (PNG, HTML, plotly.min.js) and BENCHMARKS.md join the
+"""MkDocs hook: the repository's generated `figures/` (PNG, HTML, CSV, plotly.min.js) and BENCHMARKS.md join the
 site under their own paths, so the docs link to the files `filegram reproduce` and `make bench` wrote instead
 of copies that could go stale."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOWN = {".png", ".html", ".js"}
+SHOWN = {".png", ".html", ".js", ".csv"}  # .csv: the numbers each page links beside its figure
 
 
 def on_files(files: Files, config) -> Files:

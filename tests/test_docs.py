@@ -42,10 +42,34 @@ def site(tmp_path_factory) -> Path:
     if not mkdocs.exists():
         pytest.skip("mkdocs is not installed (the dev extra has it)")
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(out)], cwd=ROOT,
+    done = subprocess.run([str(mkdocs), "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     return out
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_make_docs_fails_on_a_broken_link(tmp_path, planted):
+    """`make docs` (in `make test`) on a copy of the site: green as it is, red once a page links a missing file
+    (a `--quiet` build once let every warning through)."""
+    import shutil
+
+    if not Path(sys.executable).with_name("mkdocs").exists() or shutil.which("make") is None:
+        pytest.skip("needs mkdocs (the dev extra) and make")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    for name in ("mkdocs.yml", "BENCHMARKS.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "figures").symlink_to(ROOT / "figures")
+    if planted:
+        with (tmp_path / "docs" / "index.md").open("a", encoding="utf-8") as page:
+            page.write("\nSee [the missing page](no_such_page.md).\n")
+    stamp = ".venv/.installed"  # as the Makefile names it: taken as made, so the test never runs setup
+    done = subprocess.run(["make", "-s", "-o", stamp, "docs", f"DOCS_CONFIG={tmp_path / 'mkdocs.yml'}",
+                           f"BIN={Path(sys.executable).parent}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if planted:
+        assert done.returncode != 0 and "no_such_page.md" in done.stderr, done.stdout + done.stderr
+    else:
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_site_fetches_nothing_from_other_hosts(site):

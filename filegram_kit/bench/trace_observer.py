@@ -39,7 +39,12 @@ def session_features(corpus: str | Path, trajectory_ids: list[str]) -> pl.DataFr
     store = TrajectoryStore(corpus)
     store.preload(trajectory_ids)
     trajs = [store.anonymous(t) for t in trajectory_ids]
-    trajs = [replace(t, id=tid) for t, tid in zip(trajs, trajectory_ids, strict=True)]
+    return trajectory_features([replace(t, id=tid) for t, tid in zip(trajs, trajectory_ids, strict=True)])
+
+
+def trajectory_features(trajs: list) -> pl.DataFrame:
+    """`session_features` of loaded trajectories, one row each keyed by `trajectory_id` (the trajectory's id):
+    the 17-D fingerprint, the extended features and the share of Han characters in what was written."""
     frame = events_frame(trajs, with_content=True)
     fp = fingerprint_frame(frame).select("trajectory_id", *FEATURES)
     ext = extended_features(frame).drop("profile_id", "task_id", strict=False)
@@ -47,7 +52,7 @@ def session_features(corpus: str | Path, trajectory_ids: list[str]) -> pl.DataFr
                .agg(pl.col("content").str.count_matches(r"\p{Han}").sum().alias("_han"),
                     pl.col("content").str.len_chars().sum().alias("_chars"))
                .select("trajectory_id", (pl.col("_han") / pl.col("_chars").clip(1)).alias("han_share")))
-    ids = pl.DataFrame({"trajectory_id": trajectory_ids})
+    ids = pl.DataFrame({"trajectory_id": [t.id for t in trajs]})
     out = ids.join(fp, on="trajectory_id", how="left").join(ext, on="trajectory_id", how="left") \
         .join(written, on="trajectory_id", how="left")
     numeric = [c for c, t in out.schema.items() if c != "trajectory_id" and t.is_numeric()]

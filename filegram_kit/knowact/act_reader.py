@@ -35,11 +35,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..behaviour.fingerprint import FEATURES, extended_features, fingerprint_frame
 from ..bench.ground_truth import CorpusFacts
+from ..bench.trace_observer import trajectory_features
 from ..memory.filegramos.calibration import Reading, dimension_features
 from ..traces.cleaning import clean
-from ..traces.frames import events_frame
 from ..traces.load import load_trajectories
 from ..traces.schema import DIMENSION_CODES
 
@@ -50,19 +49,10 @@ CANDIDATES = {"table6": {"C": 1.0}, "all_l1": {"penalty": "l1", "solver": "saga"
 
 
 def run_features(runs: list[Path]) -> pl.DataFrame:
-    """The trace observer's session features (`trace_observer.session_features`) of act run folders, one row
+    """The trace observer's session features (`trace_observer.trajectory_features`) of act run folders, one row
     each, keyed by the folder's path: the same columns the reader was fit on."""
-    trajs = [replace(clean(load_trajectories(path, progress=False)).trajectories[0], id=str(path)) for path in runs]
-    frame = events_frame(trajs, with_content=True)
-    fp = fingerprint_frame(frame).select("trajectory_id", *FEATURES)
-    ext = extended_features(frame).drop("profile_id", "task_id", strict=False)
-    written = (frame.filter(pl.col("content").is_not_null()).group_by("trajectory_id")
-               .agg((pl.col("content").str.count_matches(r"\p{Han}").sum()
-                     / pl.col("content").str.len_chars().sum().clip(1)).alias("han_share")))
-    out = pl.DataFrame({"trajectory_id": [t.id for t in trajs]}).join(fp, on="trajectory_id", how="left") \
-        .join(ext, on="trajectory_id", how="left").join(written, on="trajectory_id", how="left")
-    numeric = [c for c, t in out.schema.items() if c != "trajectory_id" and t.is_numeric()]
-    return out.select("trajectory_id", *[pl.col(c).cast(pl.Float64).fill_null(0.0).fill_nan(0.0) for c in numeric])
+    return trajectory_features([replace(clean(load_trajectories(path, progress=False)).trajectories[0], id=str(path))
+                                for path in runs])
 
 
 def _log(values: np.ndarray) -> np.ndarray:

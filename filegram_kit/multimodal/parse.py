@@ -25,15 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..traces.documents import text_of_bytes
-from ..util.cjk import ocr_languages
+from ..util.cjk import WIDE, ocr_languages
 from .render import extension, markup
 from .sections import Section
 
 Transcriber = Callable[[bytes], str]
 _TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
 _HAN_TOKEN = re.compile(r"[\u3400-\u9fff]")
-_WIDE = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Han, CJK and full-width punctuation
-_OCR_GAP = re.compile(f"(?<=[{_WIDE}]) +(?=[{_WIDE}])")
+_OCR_GAP = re.compile(f"(?<=[{WIDE}]) +(?=[{WIDE}])")
 OCR_SCALE = 2  # images are enlarged this many times before OCR (_enlarged)
 FLATTENING = frozenset({"pdf", "docx", "pptx", "page.png", "mp3"})  # formats that drop a table's grid
 

@@ -34,8 +34,7 @@ ACTIONS = {"file_read": "READ", "file_write": "WRITE", "file_edit": "EDIT", "dir
 ROOT = "(workspace root)"  # what the status bar shows for the top folder (a lone "." is not legible)
 STATUS_CHARS = 95  # the status bar shows this many columns of "ACTION target" (a Chinese character takes two)
 _STATUS = re.compile(r"(" + "|".join(ACTIONS.values()) + r")\s+(.+)")
-_WIDE = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Han, CJK and full-width punctuation
-_PATH_GAP = re.compile(f"(?<=[/{_WIDE}]) +| +(?=[{_WIDE}])")
+_PATH_GAP = re.compile(f"(?<=[/{cjk.WIDE}]) +| +(?=[{cjk.WIDE}])")
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ KNOWN_FONTS = (  # Debian's paths, tried when fontconfig is not there
 SYMBOL_PACKAGE = "fonts-dejavu-core"
 SYMBOL_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)  # the fallback for glyphs the CJK font lacks
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+WIDE = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Han, CJK and full-width punctuation (a regex class's body)
 
 
 class MissingCJKFont(RuntimeError):
@@ -94,8 +95,8 @@ def tesseract_languages() -> frozenset[str]:
 
 
 def language(text: str) -> str:
-    """"zh" where Han characters are at least 30% of the text's non-space characters, else "en": the language a
-    rendered section is counted under (its parse loss) and spoken in (its narration)."""
+    """The language a rendered section is counted under (its parse loss) and spoken in (its narration): "zh"
+    where Han characters are at least 30% of the text's non-space characters, else "en"."""
     han = sum(1 for _ in _HAN.finditer(text))
     return "zh" if han and han >= 0.3 * len("".join(text.split())) else "en"
 
