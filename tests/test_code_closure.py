@@ -86,9 +86,9 @@ def test_editing_code_no_table3_result_runs_changes_no_table3_key(tmp_path, monk
             manifest.code_fingerprint()]
 
     before = keys()
-    (copy / edited).write_text((copy / edited).read_text() + "\n# an edit\n")
+    (copy / edited).write_text((copy / edited).read_text() + "\nEDITED = 1\n")  # code, not a comment: keys see it
     assert keys() == before
-    (copy / "bench" / "reader.py").write_text((copy / "bench" / "reader.py").read_text() + "\n# an edit\n")
+    (copy / "bench" / "reader.py").write_text((copy / "bench" / "reader.py").read_text() + "\nEDITED = 1\n")
     after = keys()  # the test can fail: the shared reader is in every Table 3 key
     assert all(a != b for a, b in zip(after, before, strict=True))
     manifest.code_fingerprint.cache_clear()
