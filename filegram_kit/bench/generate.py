@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..llm.tasks import LETTERS
+from ..util.progress import progress_bar
 from . import detection, reasoning, understanding
 from .design import balanced_select
 from .drafts import Draft
@@ -225,8 +225,8 @@ def items_from_facts(facts: CorpusFacts, *, seed: int = 0, sub_tracks: list[str]
     rephrase = backend.rephrase_question if backend is not None else None
     items: list[Item] = []
     report: list[SubTaskReport] = []
-    for sub_track in tqdm(chosen, desc="building items", unit="sub-task",
-                          disable=None if progress is None else not progress):
+    for sub_track in progress_bar(chosen, desc="building items", unit="sub-task",
+                                  disable=None if progress is None else not progress):
         rng = np.random.default_rng([seed, list(GENERATORS).index(sub_track)])
         drafts = GENERATORS[sub_track](facts, rng)
         kept = [d for d in drafts if evidence_supports(d, facts)]

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from ..llm import get_backend
 from ..llm.base import UNCACHED
 from ..memory.base import MEMORIES
 from ..util.locks import exclusive
+from ..util.progress import progress_bar
 from .groups import (  # noqa: F401 (Method, input_set, resolve_methods, select: the harness's public names)
     Group,
     Method,
@@ -147,8 +147,8 @@ def _evaluate(out: Path, all_items: list[Item], chosen: list[Item], specs: list[
         preload(store, groups)
     usage_before = json.loads(json.dumps(client.usage.counts))
     write_manifest(out, state, facts, specs, client, run, usage_before, log.rows)
-    bar = tqdm(total=len(wanted), initial=len(done), desc="answering", unit="item",
-               disable=None if progress is None else not progress)
+    bar = progress_bar(total=len(wanted), initial=len(done), desc="answering", unit="item",
+                       disable=None if progress is None else not progress)
 
     def emit_row(row: dict[str, Any]) -> None:
         log.append(row)

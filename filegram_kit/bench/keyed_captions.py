@@ -26,11 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm.auto import tqdm
-
 from ..llm.tasks import ParseError
 from ..multimodal.screen_replay import ACTIONS, FPS
 from ..util import atomic
+from ..util.progress import progress_bar
 
 if TYPE_CHECKING:
     from ..llm.base import Backend
@@ -134,8 +133,8 @@ def recaption_visual_setting(visual: str | Path, out: str | Path, backend: Backe
     (out / "signal").mkdir(parents=True, exist_ok=True)
     report = {"sessions": 0, "frames": 0, "captions_dropped": 0, "exact": 0}
     sessions = sorted(p.name for p in (visual / "signal").iterdir() if (p / "media" / "replay.json").is_file())
-    for tid in tqdm(sessions, desc="captioning replays", unit="session",
-                    disable=None if progress is None else not progress):
+    for tid in progress_bar(sessions, desc="captioning replays", unit="session",
+                            disable=None if progress is None else not progress):
         if (out / "signal" / tid / "media" / "replay.json").is_file():
             continue
         shutil.rmtree(out / "signal" / tid, ignore_errors=True)  # a session a stopped run left half written

@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..multimodal.parse import ocr
 from ..multimodal.screen_replay import ROOT, gui_steps, read_status, record_replay, status_pngs
 from ..traces.tasks import get_task
 from ..util import atomic
 from ..util.executors import LocalExecutor
+from ..util.progress import progress_bar
 from .inputs import TrajectoryStore
 from .schema import Item
 from .visual_judge import judge_prediction, reference_answer
@@ -175,8 +175,8 @@ def build_visual_setting(corpus: str | Path, out: str | Path, items: list[Item],
     pending = list(todo.items())
     chunks = [pending[i:i + REPLAY_CHUNK] for i in range(0, len(pending), REPLAY_CHUNK)]
     report = dict.fromkeys(REPORT_KEYS, 0)
-    bar = tqdm(total=len(pending), desc="replaying sessions", unit="session",
-               disable=None if progress is None else not progress)
+    bar = progress_bar(total=len(pending), desc="replaying sessions", unit="session",
+                       disable=None if progress is None else not progress)
     executor = LocalExecutor("process", max(1, min(workers or os.cpu_count() or 1, len(chunks) or 1)))
     for _, counts in executor.imap(_replay_chunk, [(str(corpus), str(out), chunk) for chunk in chunks]):
         report = {k: report[k] + counts[k] for k in REPORT_KEYS}

@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..llm.base import Backend, get_backend
 from ..traces.profiles import Perturbation, get_profile, load_profiles, perturbation_schedule, profiles_document
 from ..traces.schema import Profile, Task
 from ..traces.tasks import get_task, load_tasks
 from ..util import atomic
+from ..util.progress import progress_bar
 from ..util.seeds import stable_seed
 from ..workspace import ensure_template
 from .agent import OfflineAgent
@@ -284,7 +284,8 @@ def _in_parallel(fn, calls: list[tuple], workers: int | None, desc: str, disable
     workers = max(1, min(workers or os.cpu_count() or 1, len(calls) or 1))
     runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,
                           address=address)
-    with tqdm(total=len(calls), desc=desc, unit="task" if desc == "workspaces" else "traj", disable=disable) as bar:
+    with progress_bar(total=len(calls), desc=desc, unit="task" if desc == "workspaces" else "traj",
+                      disable=disable) as bar:
         for _ in runner.imap(fn, calls):
             bar.update()
 
@@ -299,8 +300,8 @@ def dry_run_corpus(*, backend: str, seed: int = 0, profiles: Iterable[Profile | 
     chosen_p = [p if isinstance(p, Profile) else get_profile(p) for p in (profiles or load_profiles().values())]
     chosen_t = [t if isinstance(t, Task) else get_task(t) for t in (tasks or load_tasks().values())]
     with tempfile.TemporaryDirectory(prefix="filegram-dryrun-") as tmp:
-        for job in tqdm(plan_jobs(chosen_p, chosen_t, seed=seed), desc="dry run", unit="traj",
-                        disable=None if progress is None else not progress):
+        for job in progress_bar(plan_jobs(chosen_p, chosen_t, seed=seed), desc="dry run", unit="traj",
+                                disable=None if progress is None else not progress):
             generate_trajectory(job.profile, job.task, Path(tmp) / "signal", seed=seed, perturbation=job.perturbation,
                                 workspace_cache=Path(tmp) / "ws", agent="llm", backend=model)
     return model

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from ..bench.items import PARQUET_OPTIONS
 from ..bench.manifest import corpus_info
 from ..traces.schema import Profile
 from ..util import atomic
+from ..util.progress import progress_bar
 from .case import persona_rows, persona_split
 
 VERSION = 2  # 2: several act tasks and seeds per dimension, read together (act_reader.py)
@@ -84,8 +84,8 @@ def _run_units(calls: list[tuple], workers: int, progress: bool | None, executor
 
     runner = get_executor("serial" if workers == 1 and executor != "ray" else executor, workers=workers,
                           address=address)
-    with tqdm(total=len(calls), desc="knowact", unit="persona",
-              disable=None if progress is None else not progress) as bar:
+    with progress_bar(total=len(calls), desc="knowact", unit="persona",
+                      disable=None if progress is None else not progress) as bar:
         for _ in runner.imap(_unit, calls):
             bar.update()
 

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from ..traces.media import unified_diff
 from ..traces.schema import MEDIA_REF_FIELDS
 from ..util import atomic
 from ..util.executors import LocalExecutor
+from ..util.progress import progress_bar
 from ..util.seeds import stable_seed
 from .parse import Transcriber, measure, parse_files
 from .render import choose_format, extension, render_section
@@ -315,8 +315,8 @@ def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, work
                   and not (signal / d.name / "events.json").is_file())
     total = sum(1 for d in (source / "signal").iterdir() if (d / "events.json").is_file())
     workers = max(1, min(workers or multiprocessing.cpu_count(), len(todo) or 1))
-    bar = tqdm(total=len(todo), desc="rendering outputs", unit="traj",
-               disable=None if progress is None else not progress)
+    bar = progress_bar(total=len(todo), desc="rendering outputs", unit="traj",
+                       disable=None if progress is None else not progress)
     _run(todo, out, seed, workers, lambda names: bar.update(len(names)))
     bar.close()
     report = _merged_report(signal)

@@ -11,9 +11,9 @@ import functools
 from pathlib import Path
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from ..traces.schema import ATTRIBUTES, DIMENSION_CODES, DIMENSIONS
+from ..util.progress import progress_bar
 from .corpus_source import ground_truth, resolve_corpus
 from .registry import artifact
 
@@ -35,7 +35,7 @@ def persona_memories(corpus: str) -> dict:
     for traj in trajs:
         by_user.setdefault(traj.profile_id, []).append(traj)
     return {pid: get_memory("filegramos").ingest(items, backend=backend)
-            for pid, items in tqdm(sorted(by_user.items()), desc="FileGramOS ingest", unit="persona", disable=None)}
+            for pid, items in progress_bar(sorted(by_user.items()), desc="FileGramOS ingest", unit="persona")}
 
 
 def _truth(corpus: Path) -> tuple[dict, set[str]]:

@@ -237,20 +237,19 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     settings = settings or FULL
     names, out = _ordered(only), Path(out)
     began = start = time.perf_counter()
+    if progress is not False:  # before the corpus is built: what --plan says
+        _say(progress, format_plan(plan(out, only, corpus=corpus, images=images, settings=settings, force=force), out))
     corpus_path = _corpus_for(names, corpus, settings, progress)
     corpus_seconds = round(time.perf_counter() - start, 1)
     steps = Steps(out)
     # every key before any step runs: they describe the code this process loaded, not later edits
-    plan = _keyed(names, settings, corpus_stamp(corpus_path))
-    if progress is not False:
-        _say(progress, format_plan(plan_steps(plan, {"steps": steps.manifest, "code_files": steps.code_files},
-                                              steps.state, out, images=images, force=force), out))
+    keyed = _keyed(names, settings, corpus_stamp(corpus_path))
     now = code_table(ARTIFACTS[name].function.__module__ for name in names)
     # a full run records this checkout's files; an --only run keeps the hashes the other steps were made with
     steps.code_files = now if only is None else {**now, **steps.code_files}
     tables: dict[str, pl.DataFrame] = {}
     written: list[Path] = []
-    for index, (name, inputs, key) in enumerate(plan, 1):
+    for index, (name, inputs, key) in enumerate(keyed, 1):
         art = ARTIFACTS[name]
         if not force and steps.unchanged(art, key, images):
             _say(progress, f"[{index}/{len(names)}] {name}: unchanged, skipped")

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from ..util import atomic
 from ..util.executors import Executor, get_executor
+from ..util.progress import progress_bar
 from .convert import INDEX_SCHEMA, Part
 from .layout import (
     FORMAT,
@@ -150,8 +150,8 @@ def update_store(corpus: str | Path, *, workers: int | None = None, progress: bo
         n_workers = 1 if len(todo) < PARALLEL_FROM else max(1, min(workers or os.cpu_count() or 1, len(chunks)))
         runner = get_executor("serial" if n_workers == 1 and executor != "ray" else executor, workers=n_workers,
                               address=address)
-        with tqdm(total=len(todo), desc="converting trajectories", unit="traj",
-                  disable=None if progress is None else not progress) as bar:
+        with progress_bar(total=len(todo), desc="converting trajectories", unit="traj",
+                          disable=None if progress is None else not progress) as bar:
             rows = _convert_all(root, chunks, first, runner, fast, bar)
         new = pl.DataFrame(rows, schema=INDEX_SCHEMA) if rows else pl.DataFrame(schema=INDEX_SCHEMA)
         index = pl.concat([kept, new]).sort("trajectory_id")

@@ -13,8 +13,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
+from ..util.progress import progress_bar
 from .media import MediaError, MediaStore
 from .schema import MEDIA_REF_FIELDS, Event, Trajectory
 from .tasks import normalize_task_id
@@ -153,8 +152,8 @@ def load_dirs(dirs: list[Path], *, quarantine: bool = False, check_media: bool =
               where: str | Path = "") -> TrajectoryList:
     """These trajectory folders through the JSON path, in order (`load_trajectories` without a store)."""
     out = TrajectoryList()
-    for directory in tqdm(dirs, desc="loading trajectories", unit="traj",
-                          disable=None if progress is None else not progress):
+    for directory in progress_bar(dirs, desc="loading trajectories", unit="traj",
+                                  disable=None if progress is None else not progress):
         try:
             traj, dropped = read_trajectory_dir(directory, quarantine, check_media)
         except TraceError as err:

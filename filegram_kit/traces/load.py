@@ -17,9 +17,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
 from ..util import atomic
+from ..util.progress import progress_bar
 from .cleaning import Cleaned, CleanReport, anonymise_path, clean  # noqa: F401  (public API)
 from .folders import (  # noqa: F401  (public API: the folder readers live in folders.py)
     TrajectoryList,
@@ -110,7 +109,7 @@ def save_trajectories(trajs: Iterable[Trajectory], root: str | Path, *, progress
     """Write trajectories under `root/signal/<id>/`, the release layout; returns the signal folder."""
     signal = Path(root) / "signal"
     trajs = list(trajs)
-    for traj in tqdm(trajs, desc="writing trajectories", unit="traj",
-                     disable=None if progress is None else not progress):
+    for traj in progress_bar(trajs, desc="writing trajectories", unit="traj",
+                             disable=None if progress is None else not progress):
         write_trajectory(traj, signal / traj.id)
     return signal

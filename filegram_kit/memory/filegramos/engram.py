@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from ...behaviour.fingerprint import FEATURES, extended_features, fingerprint_frame
 from ...traces.frames import events_frame
 from ...traces.schema import RETAINED_EVENT_TYPES, Trajectory
+from ...util.progress import progress_bar
 from ..serialize import session_labels
 from ..stages import events_digest
 from .episodes import Episode, episodes
@@ -103,7 +103,7 @@ def encode(trajs: Sequence[Trajectory], backend: Backend, *, progress: bool | No
         backend.replay(found[k][1])  # a cached Engram costs what encoding it did (ingest cost = a fresh build)
     if new:
         quiet = None if progress is None else not progress
-        made = encode_new([trajs[i] for i in tqdm(new, desc="encoding engrams", unit="session", disable=quiet)],
+        made = encode_new([trajs[i] for i in progress_bar(new, desc="encoding engrams", unit="session", disable=quiet)],
                           [labels[trajs[i].id] for i in new], backend)
         with _cache_lock:
             for i, engram in zip(new, made, strict=True):

@@ -1,0 +1,56 @@
+"""Progress bars that also reach a log: tqdm on a terminal or in a notebook, and where tqdm would stay silent
+(stderr redirected to a file, as under nohup, CI or `make reproduce > log`) a plain line every LOG_EVERY seconds.
+
+    for item in progress_bar(items, desc="answering", unit="item"): ...
+    with progress_bar(total=n, desc="rendering outputs", unit="traj") as bar: bar.update(1)
+
+    answering: 1204/13959 item (9%), 05:12 elapsed, 55:02 left      <- what a log receives, every 30 s
+
+`disable=True` silences it, `disable=False` forces tqdm's own bar, `disable=None` (the default) chooses as above.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from tqdm.auto import tqdm
+
+LOG_EVERY = 30.0  # seconds between two lines in a log
+LOG_FORMAT = "{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%), {elapsed} elapsed, {remaining} left"
+LOG_FORMAT_OPEN = "{desc}: {n_fmt} {unit}, {elapsed} elapsed"  # no total known
+
+
+class _Lines:
+    """A file for tqdm that turns its carriage-return redraws into whole lines (a log keeps every one)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").rstrip()
+        if line:
+            self.stream.write(line + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _in_notebook() -> bool:
+    marimo = sys.modules.get("marimo")
+    if marimo is not None and getattr(marimo, "running_in_notebook", lambda: False)():
+        return True
+    return "ipykernel" in sys.modules
+
+
+def progress_bar(iterable: Any = None, *, disable: bool | None = None, total: int | None = None,
+                 **kwargs: Any) -> tqdm:
+    """tqdm, or (when `disable` is None, stderr is not a terminal and no notebook shows a bar) a line every
+    LOG_EVERY seconds, and one at the end, on stderr."""
+    if disable is None and not sys.stderr.isatty() and not _in_notebook():
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        kwargs |= {"file": _Lines(sys.stderr), "mininterval": LOG_EVERY, "maxinterval": LOG_EVERY,
+                   "bar_format": LOG_FORMAT if total else LOG_FORMAT_OPEN, "dynamic_ncols": False}
+        disable = False
+    return tqdm(iterable, disable=disable, total=total, **kwargs)

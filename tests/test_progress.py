@@ -1,0 +1,44 @@
+"""Long work reports progress in a log too: where tqdm would stay silent (stderr not a terminal), progress_bar
+writes whole lines, at most one per LOG_EVERY seconds, and one at the end."""
+
+from __future__ import annotations
+
+import io
+
+from filegram_kit.util import progress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_log_gets_whole_lines_with_counts(monkeypatch):
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.0)  # every update is due
+    assert list(progress.progress_bar(range(3), desc="answering", unit="item")) == [0, 1, 2]
+    lines = log.getvalue().splitlines()
+    assert "\r" not in log.getvalue() and len(lines) >= 2
+    assert lines[0].startswith("answering: 0/3 item (0%)") and lines[-1].startswith("answering: 3/3 item (100%)")
+
+
+def test_lines_wait_for_the_interval_and_the_end_is_always_written(monkeypatch):
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    with progress.progress_bar(total=500, desc="rendering outputs", unit="traj") as bar:
+        for _ in range(500):
+            bar.update(1)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 2 and lines[-1].startswith("rendering outputs: 500/500 traj (100%)")  # start and end only
+
+
+def test_a_terminal_keeps_tqdm_and_disable_silences(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    list(progress.progress_bar(range(3), desc="x", unit="item", file=terminal))
+    assert "\r" in terminal.getvalue()  # tqdm's own redrawn bar
+    quiet = io.StringIO()
+    monkeypatch.setattr("sys.stderr", quiet)
+    list(progress.progress_bar(range(3), desc="x", unit="item", disable=True))
+    assert quiet.getvalue() == ""
