@@ -50,7 +50,9 @@ def progress_bar(iterable: Any = None, *, disable: bool | None = None, total: in
     if disable is None and not sys.stderr.isatty() and not _in_notebook():
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
             total = len(iterable)
-        kwargs |= {"file": _Lines(sys.stderr), "mininterval": LOG_EVERY, "maxinterval": LOG_EVERY,
+        # miniters=1: every update checks the clock, and tqdm's monitor thread (which redraws a bar whose dynamic
+        # miniters grew) stays out, so a log gets one line per interval, not two
+        kwargs |= {"file": _Lines(sys.stderr), "mininterval": LOG_EVERY, "miniters": 1,
                    "bar_format": LOG_FORMAT if total else LOG_FORMAT_OPEN, "dynamic_ncols": False}
         disable = False
     return tqdm(iterable, disable=disable, total=total, **kwargs)
