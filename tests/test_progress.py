@@ -14,6 +14,9 @@ class _Terminal(io.StringIO):
 
 
 def test_a_log_gets_whole_lines_with_counts(monkeypatch):
+    import IPython  # imported (as in a process that ran nbclient), yet no kernel: still a log, not a notebook
+
+    assert IPython.get_ipython() is None
     log = io.StringIO()
     monkeypatch.setattr("sys.stderr", log)
     monkeypatch.setattr(progress, "LOG_EVERY", 0.0)  # every update is due

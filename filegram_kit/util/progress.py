@@ -40,7 +40,9 @@ def _in_notebook() -> bool:
     marimo = sys.modules.get("marimo")
     if marimo is not None and getattr(marimo, "running_in_notebook", lambda: False)():
         return True
-    return "ipykernel" in sys.modules
+    ipython = sys.modules.get("IPython")  # a Jupyter kernel's shell has a kernel; importing ipykernel is not enough
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def progress_bar(iterable: Any = None, *, disable: bool | None = None, total: int | None = None,
