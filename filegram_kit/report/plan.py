@@ -1,7 +1,8 @@
 """What a `filegram reproduce` run would do, and why, before it does anything (`filegram reproduce --plan`).
 
-    planned = plan_steps(keyed, steps, images=True)   # keyed: (name, inputs, key) per step, in run order
-    print(format_plan(planned, out))
+    planned = reproduce.plan("figures")                 # computes keys only: no step runs, no corpus is built
+    print(format_plan(planned, Path("figures")))        # what `filegram reproduce --plan` prints
+    plan_steps(keyed, manifest, state, out)             # the same from (name, inputs, key) per step in run order
 
 A step is *current* when the manifest in the output folder records it with the key this checkout computes
 and every file it wrote is as the manifest says. A stale step names why: the files of its code that changed
