@@ -10,7 +10,8 @@ machine (`<out>/.reproduce_state.json`, git-ignored: a fresh clone reruns everyt
 printed first, and `plan(...)` gives it without running anything (`--plan`). Every step prints a line as
 it starts and ends (with `progress`), and `<out>/MANIFEST.json` records the git sha, package versions, the corpus (seed,
 style pack, engine), the settings (backend and model, item seeds, methods), per step its key, its
-inputs, its files' sha256 and its seconds, and the run's wall seconds (benchmarks/reproduce.py reports them).
+inputs, its files' sha256 and its seconds, the run's wall seconds (benchmarks/reproduce.py reports them) and
+`code_files` (each package file's hash by what its code does: how a plan names the files that made a step stale).
 """
 
 from __future__ import annotations
