@@ -146,27 +146,34 @@ class _Rows:
 def word_fit(values: list[str], units: list[str], rows: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     """(values, units): how well each value's words and each unit's words find a match in the other (the mean
     of each word's best cosine, both ways, halved), so a value of few words is not drowned by a long unit."""
-    value_words, unit_words = [_words(v) for v in values], [_words(u) for u in units]
+    value_rows = [rows(words) if words else None for words in (_words(v) for v in values)]
     out = np.zeros((len(values), len(units)))
-    for j, uw in enumerate(unit_words):
-        u = rows(uw) if uw else None
-        for i, vw in enumerate(value_words):
-            if u is not None and vw:
-                sims = rows(vw) @ u.T
+    for j, unit_words in enumerate(_words(u) for u in units):
+        if not unit_words:
+            continue
+        u = rows(unit_words).T
+        for i, value in enumerate(value_rows):
+            if value is not None:
+                sims = value @ u
                 out[i, j] = 0.5 * (sims.max(axis=1).mean() + sims.max(axis=0).mean())
     return out
 
 
-def _lean(said: list[tuple[str, str]], weight: np.ndarray, units: Units, rows: _Rows, embed: Embed) -> np.ndarray:
+def _close_texts(said: list[tuple[str, str]], split: list[tuple[str, str]]) -> list[str]:
+    """What `_lean` reads closely for one slot: the top units' asserted and negated parts, and the words of
+    those parts and of the slot's values (embedded together with every other slot's, in one call)."""
+    words = [w for text in [a for a, _ in said] + [a for a, _ in split] for w in _words(text)]
+    return [a for a, _ in split] + [n for _, n in split] + words
+
+
+def _lean(said: list[tuple[str, str]], weight: np.ndarray, top: np.ndarray, split: list[tuple[str, str]],
+          units: Units, rows: _Rows, close: _Rows) -> np.ndarray:
     """Per value of a slot (`said`: each value's asserted and negated parts, without the slot's frame): how much
-    more than its rivals the units it reads (weights) say it. The units it reads most (WORD_UNITS) are read
-    closely: their negated parts apart, and word by word."""
+    more than its rivals the units it reads (weights) say it. The units it reads most (`top`, WORD_UNITS of
+    them, `split` into asserted and negated parts) are read closely: their negated parts apart, and word by
+    word."""
     value, negated = rows([a for a, _ in said]), rows([n for _, n in said])  # zero rows where nothing is negated
     fit = (value - negated) @ units.read.T
-    top = np.argsort(-weight, kind="stable")[:WORD_UNITS]
-    split = [negation_split(units.texts[u]) for u in top]
-    words = [w for text in [a for a, _ in said] + [a for a, _ in split] for w in _words(text)]
-    close = _Rows([a for a, _ in split] + [n for _, n in split] + words, embed)
     asserted = units.without_common(close([a for a, _ in split]))
     denied = units.without_common(close([n for _, n in split]))
     # asserted agrees with asserted and negated with negated; across them they disagree
@@ -190,11 +197,14 @@ def slot_semantic(factoring: Factoring, units: Units, embed: Embed, n_options: i
     sims = rows(flat) @ units.vectors.T  # (topic texts, units)
     bounds = np.cumsum([0] + [len(t) for t in topics])
     plan = topic_plan(np.stack([sims[a:b].max(axis=0) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]))
+    weights = [plan[g] / plan[g].sum() for g in range(len(factoring.slots))]
+    tops = [np.argsort(-weight, kind="stable")[:WORD_UNITS] for weight in weights]
+    splits = [[negation_split(units.texts[u]) for u in top] for top in tops]
+    close = _Rows([t for g in range(len(factoring.slots)) for t in _close_texts(said[g], splits[g])], embed)
     shown = []
     for g, slot in enumerate(factoring.slots):
-        weight = plan[g] / plan[g].sum()
-        out += _lean(said[g], weight, units, rows, embed)[list(slot.of_option)]
-        shown.append(units.texts[int(np.argmax(weight))])
+        out += _lean(said[g], weights[g], tops[g], splits[g], units, rows, close)[list(slot.of_option)]
+        shown.append(units.texts[int(np.argmax(weights[g]))])
     return out, shown
 
 
