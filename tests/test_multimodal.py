@@ -377,3 +377,20 @@ def test_a_folder_of_trajectories_without_a_manifest_renders_too(text_corpus, tm
     assert json.loads((tmp_path / "out" / "corpus.json").read_text())["setting"] == "multimodal"
     with pytest.raises(MultimodalError, match="no signal/ folder"):
         build_multimodal(tmp_path / "nowhere", tmp_path / "out2", workers=1, progress=False)
+
+
+def test_a_build_counts_the_characters_its_fonts_lack_instead_of_printing_a_line_per_pdf(caplog):
+    """fpdf logs a line for each PDF whose fonts lack a character (📌 in a CJK-font document: ~54 lines per
+    full build); inside MissingGlyphs the line is counted, and nothing reaches the log."""
+    from filegram_kit.multimodal.build import MissingGlyphs, missing_glyphs_line
+
+    section = Section(0, "周报 📌", "## 周报 📌\n\n本周完成了 📌 两项任务。\n\n- 下周 ✅ 继续\n")
+    with caplog.at_level("WARNING", logger=MissingGlyphs.LOGGER), MissingGlyphs() as missing:
+        render_section(section, "pdf")
+        render_section(Section(1, "Plain", "## Plain\n\nNothing beyond Latin-1 here.\n"), "pdf")
+    assert "missing the following glyphs" not in caplog.text
+    assert missing.documents == 1 and "📌" in missing.characters
+    assert "1 PDFs" in missing_glyphs_line(missing.documents, tuple(missing.characters))
+    with caplog.at_level("WARNING", logger=MissingGlyphs.LOGGER):  # outside it, fpdf's own line is back
+        render_section(section, "pdf")
+    assert "missing the following glyphs" in caplog.text

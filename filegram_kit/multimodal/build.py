@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing
 import re
 import shutil
 import tempfile
+import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,18 +195,48 @@ def render_trajectory(source: Path, dest: Path, *, seed: int, transcribe: Transc
     return render_trajectories([(source, dest)], seed=seed, transcribe=transcribe)[0]
 
 
-def _chunk(sources: list[str], out: str, seed: int) -> list[str]:
-    """Worker: render a few trajectories into hidden temp folders of `out`/signal, then rename each into place."""
+class MissingGlyphs(logging.Filter):
+    """Counts, instead of printing, fpdf's line for each PDF whose fonts lack a character it draws (a few emoji
+    such as '📌' in CJK-font documents: drawn blank, no word lost); a build reports the count once."""
+
+    _CHARACTER = re.compile(r"'(.+?)' \(")
+    LOGGER = "fpdf.output"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.documents = 0
+        self.characters: Counter = Counter()  # character -> documents that lack it
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "is missing the following glyphs" not in message:
+            return True
+        self.documents += 1
+        self.characters.update(set(self._CHARACTER.findall(message.split(":", 1)[-1])))
+        return False
+
+    def __enter__(self) -> MissingGlyphs:
+        logging.getLogger(self.LOGGER).addFilter(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self.LOGGER).removeFilter(self)
+
+
+def _chunk(sources: list[str], out: str, seed: int) -> tuple[list[str], int, dict[str, int]]:
+    """Worker: render a few trajectories into hidden temp folders of `out`/signal, then rename each into place.
+    Returns their names, and the PDFs whose fonts lacked a character (with those characters)."""
     signal = Path(out) / "signal"
     tmp = Path(tempfile.mkdtemp(prefix=".chunk.", dir=signal))
     try:
         pairs = [(Path(src), tmp / Path(src).name) for src in sources]
-        render_trajectories(pairs, seed=seed)
+        with MissingGlyphs() as missing:
+            render_trajectories(pairs, seed=seed)
         for _, dest in pairs:
             dest.rename(signal / dest.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return [Path(src).name for src in sources]
+    return [Path(src).name for src in sources], missing.documents, dict(missing.characters)
 
 
 @dataclass(frozen=True)
@@ -212,6 +245,8 @@ class MultimodalReport:
     trajectories: int
     built: int  # rendered by this call (the rest were already there)
     report: pl.DataFrame  # parse_report.csv: one row per rendered file
+    missing_glyphs: int = 0  # PDFs rendered by this call whose fonts lacked a character (drawn blank)
+    missing_characters: tuple[str, ...] = ()  # those characters
 
     def __str__(self) -> str:
         r = self.report
@@ -226,7 +261,14 @@ class MultimodalReport:
                          f"recovered ({100 * row['recovered_en']:5.1f}% of English words{zh})  "
                          f"{row['tables_flattened']} tables flattened  {row['images_without_text']} images without "
                          f"text  {row['audio_without_transcript']} untranscribed")
+        if self.missing_glyphs:
+            lines.append(f"  {missing_glyphs_line(self.missing_glyphs, self.missing_characters)}")
         return "\n".join(lines)
+
+
+def missing_glyphs_line(documents: int, characters: tuple[str, ...]) -> str:
+    return (f"{documents} PDFs drew characters their fonts lack ({' '.join(characters)}): drawn blank, no word "
+            "lost (fpdf's line for each is counted here instead)")
 
 
 def distinct(report: pl.DataFrame) -> pl.DataFrame:
@@ -317,17 +359,28 @@ def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, work
     workers = max(1, min(workers or multiprocessing.cpu_count(), len(todo) or 1))
     bar = progress_bar(total=len(todo), desc="rendering outputs", unit="traj",
                        disable=None if progress is None else not progress)
-    _run(todo, out, seed, workers, lambda names: bar.update(len(names)))
+    documents, characters = 0, Counter()
+
+    def done(names: list[str], lacking: int, lacked: dict[str, int]) -> None:
+        nonlocal documents
+        bar.update(len(names))
+        documents += lacking
+        characters.update(lacked)
+
+    _run(todo, out, seed, workers, done)
     bar.close()
     report = _merged_report(signal)
     atomic.write_text(out / REPORT_FILE, report.write_csv())
-    return MultimodalReport(out, total, len(todo), report)
+    lacked = tuple(sorted(characters))
+    if documents:
+        warnings.warn(f"{out}: {missing_glyphs_line(documents, lacked)}", stacklevel=2)
+    return MultimodalReport(out, total, len(todo), report, documents, lacked)
 
 
-def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[[list[str]], None]) -> None:
+def _run(todo: list[Path], out: Path, seed: int, workers: int, done: Callable[..., None]) -> None:
     chunks = [[str(d) for d in todo[i:i + CHUNK]] for i in range(0, len(todo), CHUNK)]
     for _, result in LocalExecutor("process", workers).imap(_chunk, [(c, str(out), seed) for c in chunks]):
-        done(result)
+        done(*result)
 
 
 REPORT_SCHEMA = {"trajectory_id": pl.String, "blob": pl.String, "original_path": pl.String, "path": pl.String,
