@@ -548,3 +548,28 @@ def test_the_auto_executor_uses_processes_only_for_local_backends_with_workers(s
     harness.evaluate(items, small_corpus, ["no_context"], backend=backend, out=tmp_path / "run", workers=workers,
                      executor="auto", progress=False)
     assert used == [expected]
+
+
+def test_git_state_says_dirty_for_a_code_change_but_not_for_the_runs_own_outputs(tmp_path):
+    """A reproduce rewrites figures/, which git tracks: counted, every MANIFEST said git_dirty. The run's
+    outputs are set aside; any other tracked change still marks the checkout dirty."""
+    import subprocess
+
+    from filegram_kit.bench.manifest import git_state
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                       capture_output=True)
+
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "table.md").write_text("old\n")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "start")
+    assert git_state(tmp_path / "figures", repo=tmp_path)["git_dirty"] is False
+    (tmp_path / "figures" / "table.md").write_text("new\n")
+    assert git_state(tmp_path / "figures", repo=tmp_path)["git_dirty"] is False
+    assert git_state(repo=tmp_path)["git_dirty"] is True
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert git_state(tmp_path / "figures", repo=tmp_path)["git_dirty"] is True

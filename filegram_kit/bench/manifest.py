@@ -61,18 +61,20 @@ def code_fingerprint() -> str:
     return digest(files + data_files(files))[:16]
 
 
-def _git(*args: str) -> str | None:
+def _git(*args: str, repo: Path = PACKAGE) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(PACKAGE), *args], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def git_state() -> dict[str, Any]:
-    """The checkout's HEAD sha and whether tracked files differ from it (None outside a git checkout)."""
-    sha = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no") if sha else None
+def git_state(outputs: Path | None = None, repo: Path = PACKAGE) -> dict[str, Any]:
+    """The checkout's HEAD sha and whether tracked files differ from it (None outside a git checkout), not
+    counting the folder `outputs` (a run's own outputs, e.g. figures/, are not a change to what made them)."""
+    sha = _git("rev-parse", "HEAD", repo=repo)
+    exclude = [f":(exclude){Path(outputs).resolve()}"] if outputs is not None else []
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ":/", *exclude, repo=repo) if sha else None
     return {"git_sha": sha, "git_dirty": None if status is None else bool(status)}
 
 

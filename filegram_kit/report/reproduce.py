@@ -151,13 +151,13 @@ class Steps:
         atomic.write_json(self.out / STATE, self.state)
 
 
-def _manifest(steps: dict[str, Any], settings: RunSettings, corpus: Path | None) -> dict[str, Any]:
-    from ..bench.manifest import git_state
+def _manifest(steps: dict[str, Any], settings: RunSettings, corpus: Path | None, checkout: dict[str, Any]
+              ) -> dict[str, Any]:
     from .provenance import versions
 
     backend = {"name": settings.backend, "model": _model(settings.backend)}
     ordered = {name: steps[name] for name in ARTIFACTS if name in steps}
-    return {"generated_by": "filegram reproduce", **git_state(), "versions": versions(),
+    return {"generated_by": "filegram reproduce", **checkout, "versions": versions(),
             "settings": settings.as_dict(), "backend": backend, "corpus": corpus_stamp(corpus),
             "seconds": round(sum(s.get("seconds") or 0 for s in ordered.values()), 1), "steps": ordered}
 
@@ -235,9 +235,12 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     """Write each artifact (all, or those named in `only` and what they read): `<name>.csv` + `<name>.md`, for
     figures `<name>.html` + `<name>.png` (`images=False` skips the PNG, which needs a browser); then
     `<out>/MANIFEST.json`. Returns the files written (skipped steps write none)."""
+    from ..bench.manifest import git_state
+
     settings = settings or FULL
     names, out = _ordered(only), Path(out)
     began = start = time.perf_counter()
+    checkout = git_state(outputs=out)  # before any step writes: the code the run was made with, outputs aside
     if progress is not False:  # before the corpus is built: what --plan says
         _say(progress, format_plan(plan(out, only, corpus=corpus, images=images, settings=settings, force=force), out))
     corpus_path = _corpus_for(names, corpus, settings, progress)
@@ -270,7 +273,7 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
                                 "files": {p.name: _sha(p) for p in files}})
             steps.save_state()
             _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
-        atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path),
+        atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path, checkout),
                                            "code_files": steps.code_files,
                                            "corpus_seconds": corpus_seconds,  # after every step: a stop keeps them
                                            "wall_seconds": round(time.perf_counter() - began, 1)})
