@@ -36,6 +36,17 @@ def test_lines_wait_for_the_interval_and_the_end_is_always_written(monkeypatch):
     assert len(lines) == 2 and lines[-1].startswith("rendering outputs: 500/500 traj (100%)")  # start and end only
 
 
+def test_the_end_line_is_written_once_when_the_last_update_was_due(monkeypatch):
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.0)  # the last update draws the end line; close draws it again
+    with progress.progress_bar(total=2, desc="answering", unit="item") as bar:
+        bar.update(1)
+        bar.update(1)
+    ends = [line for line in log.getvalue().splitlines() if line.startswith("answering: 2/2 item (100%)")]
+    assert len(ends) == 1, log.getvalue()
+
+
 def test_a_terminal_keeps_tqdm_and_disable_silences(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)

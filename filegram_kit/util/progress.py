@@ -22,15 +22,18 @@ LOG_FORMAT_OPEN = "{desc}: {n_fmt} {unit}, {elapsed} elapsed"  # no total known
 
 
 class _Lines:
-    """A file for tqdm that turns its carriage-return redraws into whole lines (a log keeps every one)."""
+    """A file for tqdm that turns its carriage-return redraws into whole lines (a log keeps every one), each once:
+    a bar whose last update was due for a line draws the same line again when it closes."""
 
     def __init__(self, stream: Any):
         self.stream = stream
+        self.last = ""
 
     def write(self, text: str) -> None:
         line = text.replace("\r", "").rstrip()
-        if line:
+        if line and line != self.last:
             self.stream.write(line + "\n")
+            self.last = line
 
     def flush(self) -> None:
         self.stream.flush()
