@@ -92,3 +92,22 @@ def test_editing_code_no_table3_result_runs_changes_no_table3_key(tmp_path, monk
     after = keys()  # the test can fail: the shared reader is in every Table 3 key
     assert all(a != b for a, b in zip(after, before, strict=True))
     manifest.code_fingerprint.cache_clear()
+
+
+def test_a_calibration_refit_that_only_names_a_new_engine_keys_nothing_anew(tmp_path):
+    """The calibration's meta records the engine it was fitted on; an engine refactor refits identical models.
+    Its key contribution ignores meta, and still follows every fitted number."""
+    import json
+
+    packaged = json.loads((code_closure.PACKAGE / "data" / "calibration.json").read_text(encoding="utf-8"))
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(packaged, indent=2), encoding="utf-8")
+    before = code_closure.code_bytes(path)
+    path.write_text(json.dumps({**packaged, "meta": {**packaged["meta"], "engine": "0123456789abcdef"}}),
+                    encoding="utf-8")
+    assert code_closure.code_bytes(path) == before  # another engine fingerprint, another layout: same key
+    models = json.loads(json.dumps(packaged["models"]))
+    first = next(iter(models.values()))
+    first["intercept"] = [value + 1e-6 for value in first["intercept"]]
+    path.write_text(json.dumps({**packaged, "models": models}), encoding="utf-8")
+    assert code_closure.code_bytes(path) != before  # a fitted number moved: the steps that read it run again

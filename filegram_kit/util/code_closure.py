@@ -9,6 +9,7 @@
     digest(paths)                           -> sha256 over the files' paths and what they do: a source
                                                file counts by its normalised AST (no docstrings, comments,
                                                formatting or blank lines), a data file by its bytes
+                                               (less the provenance keys PROVENANCE_ONLY names)
 
 Reading the source rather than `sys.modules` gives the same answer in any process, before anything is
 imported. Each file is parsed once per version (its mtime and size), so a long-lived process (a notebook)
@@ -22,11 +23,16 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import NamedTuple
 
 PACKAGE = Path(__file__).resolve().parents[1]
+# top-level keys of a JSON data file that record where it came from, and that no result is computed from: the
+# calibration's meta names the engine it was fitted on, so an engine refactor that changes no output refits
+# identical models and, with this, keys nothing anew (before, it cost a second full reproduce)
+PROVENANCE_ONLY = {"calibration.json": ("meta",)}
 _NAMED = re.compile(r"^(filegram_kit(?:\.\w+)+)(?::\w+)?$")
 
 
@@ -193,7 +199,13 @@ def file_hash(path: Path) -> str:
 
 
 def code_bytes(path: Path) -> bytes:
-    """What a file contributes to a code key: a Python source's normalised form, any other file's bytes."""
+    """What a file contributes to a code key: a Python source's normalised form, a JSON file named in
+    PROVENANCE_ONLY without those keys, any other file's bytes."""
+    if path.name in PROVENANCE_ONLY:
+        data = json.loads(path.read_bytes())
+        for key in PROVENANCE_ONLY[path.name]:
+            data.pop(key, None)
+        return json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
     if path.suffix != ".py":
         return path.read_bytes()
     stat = path.stat()
