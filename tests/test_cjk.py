@@ -122,3 +122,32 @@ def test_a_document_beyond_latin1_keeps_its_bullets_dashes_and_chinese():
     assert "?" not in parsed and "王喆的季度报告" in parsed and "议程 — Agenda" in parsed and "━━ rule ━━" in parsed
     if cjk.symbol_font() is not None:
         assert "• Risk" in parsed
+
+
+CUT_DOCUMENTS = ("季度报告 — Q3 review\n## 总结\n- 完成 • 进度 12%",  # the common subset and the symbol font
+                 "王喆的报告\n## 鿏 元素\n内容 㐀 字",  # the full font (a name outside GB 2312), and a glyph it lacks
+                 "Plain • bullets — dashes “quotes”\n## Heading\n- item",  # beyond Latin-1, no Chinese
+                 "计划 📌 ✅ ⬜ 任务\n- 一 二 三",  # emoji no font here draws
+                 "表格 | 数据 | 12.5\n## 标题 ─── ┃ ▶ →\n全角：ＡＢＣ１２３")
+
+
+def test_a_pdf_is_the_same_bytes_whether_fpdf_loads_the_whole_font_or_a_cut(monkeypatch):
+    """embedding_font's promise: the cut only saves time. Each document is rendered from the whole font, then from
+    cuts grown in two orders (a cut made for it alone, and one that already holds other documents' glyphs)."""
+    from filegram_kit.workspace.content import InputFile
+    from filegram_kit.workspace.formats import render
+
+    docs = [InputFile(f"d{n}.pdf", "pdf", text.split("\n")[0], text, kind="report")
+            for n, text in enumerate(CUT_DOCUMENTS)]
+    cutting = cjk.embedding_font
+    monkeypatch.setattr(cjk._Cuts, "fonts", {})
+    monkeypatch.setattr(cjk, "embedding_font", lambda path, text: path)
+    whole = [render(doc) for doc in docs]
+    monkeypatch.setattr(cjk, "embedding_font", cutting)
+    for order in (range(len(docs)), reversed(range(len(docs)))):
+        cjk._Cuts.fonts.clear()
+        cut = {n: render(docs[n]) for n in order}
+        assert [cut[n] for n in range(len(docs))] == whole
+    grown = dict(cjk._Cuts.fonts)
+    assert all(path.stat().st_size < main.stat().st_size / 10 for main, (_, path) in grown.items())  # a real cut
+    assert cjk.embedding_font(cjk.common_font(), "总结 review") == grown[cjk.common_font()][1]  # covered: no new cut

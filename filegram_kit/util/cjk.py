@@ -10,6 +10,7 @@ says which tesseract languages read a text, and fails loudly, naming the Debian 
     image_font(16, "报告")         # a Pillow font that draws this text: the CJK font beyond Latin-1
     pdf_fonts("报告 • done")       # the font files fpdf2 embeds: the CJK font (a cached common subset), then a
                                   # symbol font for what it lacks (WenQuanYi has no "•")
+    embedding_font(path, text)    # a cut of that font holding the text's characters: the same PDF, sooner
     wrap("报告 report ...", 88)     # lines of at most 88 columns, a Han character counting two
     ocr_languages()               # "eng+chi_sim": a page of unknown language (raises if Chinese data is missing)
 
@@ -28,6 +29,7 @@ import re
 import shutil
 import subprocess
 import textwrap
+import threading
 import unicodedata
 from pathlib import Path
 
@@ -233,6 +235,63 @@ def _codepoints(path: Path) -> frozenset[int]:
 def symbol_font() -> Path | None:
     """DejaVu Sans, which has the bullets and marks WenQuanYi lacks (None where it is not installed)."""
     return next((Path(p) for p in SYMBOL_FONTS if Path(p).is_file()), None)
+
+
+_ASCII = frozenset(range(0x20, 0x7F))
+
+
+class _Cuts:
+    """This process's growing cut of each font file (embedding_font), in a temporary folder removed at exit."""
+
+    lock = threading.Lock()
+    folder: Path | None = None
+    made = 0
+    fonts: dict[Path, tuple[frozenset[int], Path]] = {}  # font file -> (code points its cut covers, the cut)
+
+    @classmethod
+    def new_path(cls, source: Path) -> Path:
+        import atexit
+        import tempfile
+
+        if cls.folder is None:
+            cls.folder = Path(tempfile.mkdtemp(prefix="filegram-font-cuts-"))
+            atexit.register(shutil.rmtree, cls.folder, ignore_errors=True)
+        cls.made += 1
+        return cls.folder / f"{source.stem}-{cls.made}.ttf"
+
+
+def embedding_font(path: Path, text: str) -> Path:
+    """A cut of the font file `path` that holds every character of `text`, for fpdf2 to load instead of the
+    whole font. Why: fpdf2 parses and subsets the font it loads once per PDF, in time that grows with the font's
+    glyphs: about 0.1 s a PDF for the 7,700-glyph common subset, a quarter of that for a cut of a few hundred.
+    The PDF's bytes do not change: the cut is made as fpdf2 makes its own subset (its options, by glyph, with the
+    original's bounding box and timestamps), and fpdf2 then embeds its subset of the characters drawn
+    (tests/test_cjk.py compares the bytes). One cut per font file and process, grown by the characters a text
+    brings that it lacks: a few hundred PDFs share a handful of cuts."""
+    wanted = frozenset(ord(ch) for ch in text) | _ASCII
+    with _Cuts.lock:
+        covered, cut = _Cuts.fonts.get(path, (frozenset(), None))
+        if cut is not None and wanted <= covered:
+            return cut
+        from fontTools import subset, ttLib
+
+        covered |= wanted
+        font = ttLib.TTFont(str(path), fontNumber=0, recalcTimestamp=False, recalcBBoxes=False, lazy=True)
+        cmap = font.getBestCmap()  # cut by glyph, as fpdf2 does: every code point of a kept glyph stays mapped
+        kept = {cmap[code] for code in covered if code in cmap} | set(font.getGlyphOrder()[:4])  # + .notdef, .null
+        fonttools_log = logging.getLogger("fontTools")
+        level = fonttools_log.level
+        fonttools_log.setLevel(logging.ERROR)  # "BDF NOT subset" (fpdf2's own subset drops it too)
+        try:
+            cutter = subset.Subsetter(subset.Options(notdef_outline=True, recommended_glyphs=True))  # fpdf2's
+            cutter.populate(glyphs=sorted(kept))
+            cutter.subset(font)
+        finally:
+            fonttools_log.setLevel(level)
+        cut = _Cuts.new_path(path)
+        font.save(str(cut))
+        _Cuts.fonts[path] = (covered, cut)
+        return cut
 
 
 def pdf_fonts(text: str) -> list[Path]:

@@ -84,10 +84,11 @@ def _pdf(f: InputFile) -> bytes:
     pdf.set_margins(18, 18)
     pdf.add_page()
     if unicode:
-        main, *fallback = cjk.pdf_fonts(f.title + f.text)
-        pdf.add_font("cjk", fname=str(main))
+        shown = f.title + f.text
+        main, *fallback = cjk.pdf_fonts(shown)
+        pdf.add_font("cjk", fname=str(cjk.embedding_font(main, shown)))
         for n, path in enumerate(fallback):
-            pdf.add_font(f"fallback{n}", fname=str(path))
+            pdf.add_font(f"fallback{n}", fname=str(cjk.embedding_font(path, shown)))
         pdf.set_fallback_fonts([f"fallback{n}" for n in range(len(fallback))])
     fonts = {"title": ("B", 14, 8, 60), "heading": ("B", 11, 7, 80), "bullet": ("", 10, 5, 88), "para": ("", 10, 5, 90)}
     for style, line in blocks(f.text):
