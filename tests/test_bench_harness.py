@@ -571,5 +571,6 @@ def test_git_state_says_dirty_for_a_code_change_but_not_for_the_runs_own_outputs
     (tmp_path / "figures" / "table.md").write_text("new\n")
     assert git_state(tmp_path / "figures", repo=tmp_path)["git_dirty"] is False
     assert git_state(repo=tmp_path)["git_dirty"] is True
+    assert git_state(tmp_path.parent / "elsewhere", repo=tmp_path)["git_dirty"] is True  # outputs outside: still read
     (tmp_path / "code.py").write_text("x = 2\n")
     assert git_state(tmp_path / "figures", repo=tmp_path)["git_dirty"] is True

@@ -73,7 +73,9 @@ def git_state(outputs: Path | None = None, repo: Path = PACKAGE) -> dict[str, An
     """The checkout's HEAD sha and whether tracked files differ from it (None outside a git checkout), not
     counting the folder `outputs` (a run's own outputs, e.g. figures/, are not a change to what made them)."""
     sha = _git("rev-parse", "HEAD", repo=repo)
-    exclude = [f":(exclude){Path(outputs).resolve()}"] if outputs is not None else []
+    top = _git("rev-parse", "--show-toplevel", repo=repo) if sha else None
+    inside = outputs is not None and top is not None and Path(outputs).resolve().is_relative_to(Path(top).resolve())
+    exclude = [f":(exclude){Path(outputs).resolve()}"] if inside else []  # git refuses a path outside the checkout
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ":/", *exclude, repo=repo) if sha else None
     return {"git_sha": sha, "git_dirty": None if status is None else bool(status)}
 
