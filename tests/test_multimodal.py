@@ -319,6 +319,20 @@ def test_the_build_is_deterministic_resumes_and_refuses_another_seed(text_corpus
         build_multimodal(mm_corpus, tmp_path / "twice", workers=1, progress=False)
 
 
+def test_a_build_of_some_trajectories_renders_only_those_and_the_rest_later_gives_the_full_bytes(
+        text_corpus, mm_corpus, tmp_path):
+    names = sorted(d.name for d in (text_corpus / "signal").iterdir())
+    part = tmp_path / "part"
+    report = build_multimodal(text_corpus, part, seed=0, workers=1, progress=False, only=names[:1])
+    assert sorted(d.name for d in (part / "signal").iterdir()) == names[:1]
+    assert report.trajectories == report.built == 1
+    assert set(parse_report(part)["trajectory_id"]) == {names[0]}
+    rest = build_multimodal(text_corpus, part, seed=0, workers=1, progress=False)
+    assert rest.built == len(names) - 1 and _files(part) == _files(mm_corpus)
+    with pytest.raises(MultimodalError, match="no trajectory nobody_T-01 to render"):
+        build_multimodal(text_corpus, part, seed=0, workers=1, progress=False, only=["nobody_T-01"])
+
+
 def test_a_rendered_file_opens_beside_its_source_section(mm_corpus):
     from filegram_kit.multimodal import examples, open_rendered
 

@@ -64,8 +64,10 @@ def _build(corpus: Path, setting: str, out: Path, items: list[Item], workers: in
            progress: bool | None) -> None:
     if setting == "multimodal":
         from ..multimodal import build_multimodal
+        from .groups import input_set, trajectory_ids
 
-        build_multimodal(corpus, out, workers=workers, progress=progress)
+        read = {t for item in items for t in trajectory_ids(input_set(item))}  # what the items read, no more
+        build_multimodal(corpus, out, workers=workers, progress=progress, only=read)
     else:
         from .visual_grounding import build_visual_setting
 

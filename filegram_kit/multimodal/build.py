@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -242,7 +242,7 @@ def _chunk(sources: list[str], out: str, seed: int) -> tuple[list[str], int, dic
 @dataclass(frozen=True)
 class MultimodalReport:
     out: Path
-    trajectories: int
+    trajectories: int  # asked for (`only`, else the source's)
     built: int  # rendered by this call (the rest were already there)
     report: pl.DataFrame  # parse_report.csv: one row per rendered file
     missing_glyphs: int = 0  # PDFs rendered by this call whose fonts lacked a character (drawn blank)
@@ -338,8 +338,10 @@ def default_dir(text_corpus: str | Path) -> Path:
 
 
 def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, workers: int | None = None,
-                     progress: bool | None = None) -> MultimodalReport:
-    """The multimodal setting of the text corpus `source`, built (or finished) in `out`."""
+                     progress: bool | None = None, only: Iterable[str] | None = None) -> MultimodalReport:
+    """The multimodal setting of the text corpus `source`, built (or finished) in `out`. `only`: the
+    trajectory ids to render now (a bench run renders what its items read; None: all). A later call renders
+    the rest into the same folder: each trajectory's bytes depend only on itself and the seed."""
     source, out = Path(source), Path(out)
     manifest = _manifest(source, seed)
     _check_out(out, manifest)
@@ -353,9 +355,15 @@ def build_multimodal(source: str | Path, out: str | Path, *, seed: int = 0, work
             shutil.copyfile(source / name, out / name)
     if (source / "truth").is_dir() and not (out / "truth").exists():
         shutil.copytree(source / "truth", out / "truth")
-    todo = sorted(d for d in (source / "signal").iterdir() if (d / "events.json").is_file()
-                  and not (signal / d.name / "events.json").is_file())
-    total = sum(1 for d in (source / "signal").iterdir() if (d / "events.json").is_file())
+    present = sorted(d for d in (source / "signal").iterdir() if (d / "events.json").is_file())
+    if only is not None:
+        wanted = set(only)
+        if unknown := sorted(wanted - {d.name for d in present}):
+            raise MultimodalError(f"{source}: no trajectory {', '.join(unknown[:5])}"
+                                  f"{' ...' if len(unknown) > 5 else ''} to render")
+        present = [d for d in present if d.name in wanted]
+    todo = [d for d in present if not (signal / d.name / "events.json").is_file()]
+    total = len(present)
     workers = max(1, min(workers or multiprocessing.cpu_count(), len(todo) or 1))
     bar = progress_bar(total=len(todo), desc="rendering outputs", unit="traj",
                        disable=None if progress is None else not progress)
