@@ -114,6 +114,31 @@ def test_reproduce_writes_offline_html_and_png_for_figures(small_corpus, tmp_pat
     assert "![" in (tmp_path / "figure03_data_distribution.md").read_text(encoding="utf-8")
 
 
+def test_a_png_session_draws_every_figure_in_one_browser_with_the_same_bytes(monkeypatch):
+    try:
+        export.find_browser()
+    except export.BrowserNotFoundError as exc:
+        pytest.skip(f"PNG export needs a browser: {exc}")
+    import kaleido
+    import plotly.graph_objects as go
+
+    figures = [go.Figure(go.Bar(x=["a", "b"], y=[n, 2]), layout={"title": f"figure {n}"}) for n in range(3)]
+    alone = [export.figure_png(fig) for fig in figures]
+    starts, stops = [], []
+    start, stop = kaleido.start_sync_server, kaleido.stop_sync_server
+    monkeypatch.setattr(kaleido, "start_sync_server", lambda *a, **k: (starts.append(1), start(*a, **k))[1])
+    monkeypatch.setattr(kaleido, "stop_sync_server", lambda *a, **k: (stops.append(1), stop(*a, **k))[1])
+    with export.png_session():
+        shared = [export.figure_png(fig) for fig in figures]
+        with export.png_session():  # nested (a notebook cell inside a run): still the one browser
+            shared.append(export.figure_png(figures[0]))
+    assert shared == [*alone, alone[0]]
+    assert (len(starts), len(stops)) == (1, 1)
+    with export.png_session():  # a session that draws nothing starts no browser
+        pass
+    assert len(starts) == 1 and export.figure_png(figures[1]) == alone[1]  # closed: back to one browser a figure
+
+
 def test_missing_browser_error_names_the_fix(monkeypatch):
     from choreographer.browsers.chromium import Chromium
 

@@ -13,13 +13,17 @@ file); another Chromium version or other fonts can change pixels, so tests check
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
 from ..util import atomic
+
+if TYPE_CHECKING:  # plotly is imported by what makes a figure, not by a run that writes none
+    import plotly.graph_objects as go
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 PNG_SCALE = 2  # device pixels per layout pixel: crisp text in READMEs and slides
@@ -74,16 +78,48 @@ def write_html(fig: go.Figure, path: str | Path) -> Path:
     return atomic.write_text(path, figure_html(fig, div_id=path.stem))
 
 
+class _Browser:
+    """Inside png_session(): whether PNGs share one browser, and whether it has been started."""
+
+    shared = False
+    started = False
+
+
+@contextlib.contextmanager
+def png_session() -> Iterator[None]:
+    """Every PNG written inside is drawn by one browser (kaleido's sync server), started at the first PNG and
+    closed on leaving: a figure then takes well under a second, not a browser start of about 2 s each. The bytes
+    are the same either way (tests/test_export.py)."""
+    if _Browser.shared:  # nested: the outer session owns the browser
+        yield
+        return
+    _Browser.shared = True
+    try:
+        yield
+    finally:
+        _Browser.shared = False
+        if _Browser.started:
+            import kaleido
+
+            _Browser.started = False
+            kaleido.stop_sync_server(silence_warnings=True)
+
+
 def figure_png(fig: go.Figure, *, width: int | None = None, height: int | None = None,
                scale: float = PNG_SCALE) -> bytes:
     """The figure rendered to PNG by kaleido in the system browser (MathJax off: no CDN requests)."""
     import kaleido  # lazy: only figure export needs it
 
-    browser = find_browser()
+    kopts = {"mathjax": False, "path": find_browser()}
     width = width or fig.layout.width or 1200
     height = height or fig.layout.height or 800
     opts = {"format": "png", "width": int(width), "height": int(height), "scale": scale}
-    return kaleido.calc_fig_sync(fig.to_dict(), opts=opts, kopts={"mathjax": False, "path": browser})
+    if not _Browser.shared:
+        return kaleido.calc_fig_sync(fig.to_dict(), opts=opts, kopts=kopts)
+    if not _Browser.started:
+        kaleido.start_sync_server(**kopts, silence_warnings=True)
+        _Browser.started = True
+    return kaleido.calc_fig_sync(fig.to_dict(), opts=opts)
 
 
 def write_png(fig: go.Figure, path: str | Path, **kwargs) -> Path:

@@ -16,6 +16,7 @@ inputs, its files' sha256 and its seconds, the run's wall seconds (benchmarks/re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
@@ -28,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from ..util import atomic
+from .export import png_session
 from .plan import PlannedStep, format_plan, plan_steps
 from .provenance import code_table, step_inputs, step_key
 from .registry import ARTIFACTS, Artifact, FigureData, TableData, to_markdown
@@ -253,30 +255,31 @@ def reproduce(out: str | Path = "figures", only: Iterable[str] | None = None, pr
     steps.code_files = now if only is None else {**now, **steps.code_files}
     tables: dict[str, pl.DataFrame] = {}
     written: list[Path] = []
-    for index, (name, inputs, key) in enumerate(keyed, 1):
-        art = ARTIFACTS[name]
-        if not force and steps.unchanged(art, key, images):
-            _say(progress, f"[{index}/{len(names)}] {name}: unchanged, skipped")
-            steps.manifest[name] = {**steps.manifest.get(name, {}), "status": "unchanged"}
-        else:
-            _say(progress, f"[{index}/{len(names)}] {name} ...")
-            start = time.perf_counter()
-            try:
-                files = _write(art, _call(art, corpus_path, settings, tables, progress), out, images, settings)
-            except Exception as exc:  # re-raised as it is (callers may catch its type), with the step named
-                exc.add_note(f"reproduce: step {name} ({art.qualname}) failed; the steps before it are written and "
-                             f"recorded in {out / MANIFEST}")
-                raise
-            seconds = round(time.perf_counter() - start, 1)
-            written += files
-            steps.record(name, {"key": key, "inputs": inputs, "status": "ran", "seconds": seconds,
-                                "files": {p.name: _sha(p) for p in files}})
-            steps.save_state()
-            _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
-        atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path, checkout),
-                                           "code_files": steps.code_files,
-                                           "corpus_seconds": corpus_seconds,  # after every step: a stop keeps them
-                                           "wall_seconds": round(time.perf_counter() - began, 1)})
-        if any(name in ARTIFACTS[n].reads for n in names):
-            tables[name] = pl.read_csv(out / f"{name}.csv")
+    with png_session() if images else contextlib.nullcontext():  # one browser for every PNG of the run
+        for index, (name, inputs, key) in enumerate(keyed, 1):
+            art = ARTIFACTS[name]
+            if not force and steps.unchanged(art, key, images):
+                _say(progress, f"[{index}/{len(names)}] {name}: unchanged, skipped")
+                steps.manifest[name] = {**steps.manifest.get(name, {}), "status": "unchanged"}
+            else:
+                _say(progress, f"[{index}/{len(names)}] {name} ...")
+                start = time.perf_counter()
+                try:
+                    files = _write(art, _call(art, corpus_path, settings, tables, progress), out, images, settings)
+                except Exception as exc:  # re-raised as it is (callers may catch its type), with the step named
+                    exc.add_note(f"reproduce: step {name} ({art.qualname}) failed; the steps before it are written and "
+                                 f"recorded in {out / MANIFEST}")
+                    raise
+                seconds = round(time.perf_counter() - start, 1)
+                written += files
+                steps.record(name, {"key": key, "inputs": inputs, "status": "ran", "seconds": seconds,
+                                    "files": {p.name: _sha(p) for p in files}})
+                steps.save_state()
+                _say(progress, f"[{index}/{len(names)}] {name}: {seconds} s")
+            atomic.write_json(out / MANIFEST, {**_manifest(steps.manifest, settings, corpus_path, checkout),
+                                               "code_files": steps.code_files,
+                                               "corpus_seconds": corpus_seconds,  # after every step: a stop keeps them
+                                               "wall_seconds": round(time.perf_counter() - began, 1)})
+            if any(name in ARTIFACTS[n].reads for n in names):
+                tables[name] = pl.read_csv(out / f"{name}.csv")
     return written
