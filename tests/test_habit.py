@@ -203,3 +203,23 @@ def test_user_clustered_intervals_see_the_spread_between_users_not_the_block_cou
     assert alike == pytest.approx((exact, exact))  # identical users: every replicate is the pooled AUC
     apart = clustered_auc_ci([5.0, 5.1, 0.0, 0.1], ["a", "a", "b", "b"], [1.0, 1.1, 1.0, 1.1], ["a", "a", "b", "b"])
     assert apart[0] <= 0.25 and apart[1] >= 0.75  # one user separates perfectly, the other not at all
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_the_direct_read_of_a_users_counts_gives_the_excluding_reads_numbers_bit_for_bit(order):
+    """identify() reads a user's counts directly (log_likelihood with nothing excluded); the general path reads
+    them through a view minus an excluded session. With an empty exclusion both must give the same float."""
+    from filegram_kit.behaviour.habit import Counts
+
+    rng = np.random.default_rng(3)
+    words = ["ls", "cd", "git", "vim", "make", "cat", "grep"]
+    model = HabitModel(order=order)
+    for user in ("ann", "bob"):
+        for _ in range(4):
+            model.update(user, [START, *rng.choice(words[: 5 if user == "ann" else 7], size=12)])
+    probes = [[START, *rng.choice([*words, "never_seen"], size=n)] for n in (1, 2, 9, 30)]
+    for user in ("ann", "bob"):
+        for probe in probes:
+            direct = model.log_likelihood(model.users[user], probe)
+            assert direct == model.log_likelihood(model.users[user], probe, exclude=Counts())
+            assert direct != model.log_likelihood(model.users["bob" if user == "ann" else "ann"], probe)

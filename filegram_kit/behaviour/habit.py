@@ -155,6 +155,8 @@ class HabitModel:
 
     def log_likelihood(self, counts: Counts | None, sequence: Sequence[str], exclude: Counts | None = None) -> float:
         """Mean log-probability per predicted token of `sequence` under `counts` minus `exclude`."""
+        if exclude is None and counts is not None and self.alpha is None:
+            return self._log_likelihood(counts, sequence)
         view = _View(counts or Counts(), exclude)
         uniform = 1.0 / self.vocabulary
         total, n = 0.0, 0
@@ -169,6 +171,23 @@ class HabitModel:
                 seen, distinct = view.history(prev)
                 if seen:
                     p = (view.transition(prev, token) + distinct * p) / (seen + distinct)
+            total += math.log(p)
+            n += 1
+        return total / n if n else 0.0
+
+    def _log_likelihood(self, counts: Counts, sequence: Sequence[str]) -> float:
+        """log_likelihood with nothing excluded, read from the counts directly: the same numbers, operation for
+        operation (identify scores every session against every user: most of the real-user tables' time)."""
+        uniform = 1.0 / self.vocabulary
+        unigrams, transitions, followers = counts.unigrams, counts.transitions, counts.followers
+        everything, types = counts.total, len(unigrams)
+        total, n = 0.0, 0
+        for prev, token in zip(sequence, sequence[1:], strict=False):
+            p = (unigrams.get(token, 0) + types * uniform) / (everything + types) if everything else uniform
+            if self.order == 1:
+                mine = transitions.get(prev)
+                if mine and followers[prev]:
+                    p = (mine.get(token, 0) + len(mine) * p) / (followers[prev] + len(mine))
             total += math.log(p)
             n += 1
         return total / n if n else 0.0
