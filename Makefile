@@ -63,7 +63,7 @@ WORKERS_FLAG = $(if $(WORKERS),--workers $(WORKERS))
 reproduce: setup ## regenerate every paper table and figure into figures/ (skips unchanged steps; figures/MANIFEST.json)
 	$(BIN)/filegram reproduce --out figures $(WORKERS_FLAG)
 
-quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (a couple of minutes)
+quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (about 1.5 minutes)
 	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
 
 lint: $(STAMP) ## ruff on the library and tests, the import layers (pyproject.toml), marimo check on the notebooks

@@ -177,6 +177,11 @@ def test_degenerate_cases_one_persona_and_missing_reference():
     pair = pl.concat([one.with_columns(pl.lit("filegramos").alias("method")), per_persona([12], 20)])
     diff = cell(paired_differences(pair, n_boot=100), "AttrRec")
     assert diff["single_persona"] and diff["lo"] == diff["hi"] == diff["diff"] == 25.0
+    from filegram_kit.bench.bootstrap import ci_table  # one persona has no interval: the table shows none
+
+    assert ci_table(bootstrap_scores(one, n_boot=100))["AttrRec"].to_list() == ["35.0"]
+    assert ci_table(paired_differences(pair, n_boot=100))["AttrRec"].to_list() == ["+25.0"]
+    assert "[" in ci_table(bootstrap_scores(per_persona([7, 12], 20), n_boot=100))["AttrRec"].item()
     with pytest.raises(ValueError, match="reference method 'filegramos'"):
         paired_differences(one, n_boot=10)
     second = pair.filter(pl.col("method") == "filegramos").with_columns(pl.lit("g").alias("params_hash"))

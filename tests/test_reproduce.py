@@ -88,6 +88,20 @@ def test_quick_personas_show_every_tier_of_every_dimension():
     assert QUICK.keyed() != FULL.keyed() and "workers" not in FULL.keyed()
 
 
+def test_quick_side_checks_run_on_quick_personas_and_knowact_has_its_reader_personas():
+    assert set(QUICK.track4_personas) <= set(QUICK.personas) and set(QUICK.knowact_personas) <= set(QUICK.personas)
+    assert len(QUICK.personas) >= 3  # KnowAct fits a persona's Act reader on at least two others
+
+
+def test_a_small_offline_evaluation_runs_here_and_a_large_one_or_a_remote_one_keeps_its_workers():
+    from filegram_kit.report.settings import SPAWN_WORTH
+
+    assert FULL.pool(2, SPAWN_WORTH - 1) == {"executor": "thread", "workers": 1}
+    assert FULL.pool(2, SPAWN_WORTH) == {"executor": "process", "workers": 2}
+    assert FULL.pool(1, 10 * SPAWN_WORTH) == {"executor": "thread", "workers": 1}
+    assert FULL.with_backend("gemini").pool(2, 10) == {"executor": "thread", "workers": 2}  # waits on the network
+
+
 @pytest.fixture(scope="module")
 def committed() -> dict:
     path = FIGURES / MANIFEST

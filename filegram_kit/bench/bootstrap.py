@@ -22,7 +22,8 @@ the item; an item bootstrap would report intervals that are too narrow. Definiti
   of the replicates. A seed (or Avg sub-task) whose personas were all left out of a replicate is left
   out of that replicate's mean, as in the estimate. Degenerate cases: a column whose items are all
   about one persona gets lo = hi = estimate and `single_persona` = True (one cluster carries no
-  between-persona spread); a column without items gets null estimate/lo/hi and n_items = 0.
+  between-persona spread; `ci_table` then shows the estimate alone); a column without items gets null
+  estimate/lo/hi and n_items = 0.
 - Paired differences: every other method row with the reference's backend and model, minus the
   reference, on the items both answered (inner join on item_seed + question_id; an item's points are
   first averaged over run seeds, the results' `seed` column). The difference is a column score
@@ -268,7 +269,9 @@ def ci_table(long: pl.DataFrame) -> pl.DataFrame:
     format_ci / format_diff; `score.format_table3` renders it as Markdown (it hides method, params_hash).
     """
     value, fmt = ("diff", format_diff) if "diff" in long.columns else ("estimate", format_ci)
-    cells = [fmt(v, lo, hi) for v, lo, hi in zip(long[value], long["lo"], long["hi"], strict=True)]  # one per cell
+    one = long["single_persona"] if "single_persona" in long.columns else pl.Series([False] * long.height)
+    cells = [fmt(v, None, None) if single else fmt(v, lo, hi)  # one persona: no interval to show ("[x, x]" is none)
+             for v, lo, hi, single in zip(long[value], long["lo"], long["hi"], one, strict=True)]  # one per cell
     wide = (long.select(*KEYS, "column").with_columns(pl.Series("cell", cells, dtype=pl.String))
             .pivot(on="column", index=KEYS, values="cell", maintain_order=True))
     wide = wide.with_columns(pl.lit("–").alias(c) for c in STAT_COLUMNS if c not in wide.columns)

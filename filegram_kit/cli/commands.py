@@ -324,8 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="regenerate the paper's tables and figures")
     p.add_argument("--out", help="output folder (default: figures; with --quick: build/quick)")
     p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
-    p.add_argument("--quick", action="store_true", help="the documented quick subset (5 personas x 32 tasks, item "
-                   "seed 0, 3 methods; a few minutes at most on 2 cores) into build/quick, never over figures/")
+    p.add_argument("--quick", action="store_true", help="the documented quick subset (4 personas x 32 tasks, item "
+                   "seed 0's first 15 items per sub-task, 3 methods, Track 4 on one persona, KnowAct on two; about 1.5 "
+                   "min on 2 cores) into build/quick, never over figures/")
     p.add_argument("--backend", default="offline", help="backend that answers and builds the memories: offline "
                    "(default), gemini, openai_compat (needs its key; rows and labels name it)")
     p.add_argument("--force", action="store_true", help="rerun every step, even those whose inputs are unchanged")

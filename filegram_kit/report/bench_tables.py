@@ -140,18 +140,18 @@ def _run_items(corpus: Path, methods: list, seeds: tuple[int, ...], settings: Ru
     from ..bench.track4 import by_setting, setting_corpus, track4_items
 
     items = [i for s in seeds for i in build_items(corpus, seed=s)]
-    extra = [i for s in seeds for i in track4_items(corpus, seed=s)] if track4 else []
+    extra = settings.of_track4([i for s in seeds for i in track4_items(corpus, seed=s)]) if track4 else []
     limit = settings.limit if limit is None else limit
     out = Path(out) if out is not None else results_dir(corpus, items + extra, settings.backend, kind)
     workers = settings.workers if workers is None else workers
-    executor = settings.executor if workers > 1 else "thread"
-    run = dict(backend=settings.backend, workers=workers, limit=limit, progress=progress, executor=executor,
-               retry_errors=True)
-    evaluate(items, corpus, methods, out=out, **run)
+    run = dict(backend=settings.backend, limit=limit, progress=progress, retry_errors=True)
+    answers = len(select(items, limit)) * len(methods)
+    evaluate(items, corpus, methods, out=out, **run, **settings.pool(workers, answers))
     frames = [load_results(out)]
     for setting, group in by_setting(extra).items():
         where = setting_corpus(corpus, setting, select(group, limit), workers=workers, progress=progress)
-        evaluate(group, where, methods, out=out / setting, **run)
+        evaluate(group, where, methods, out=out / setting, **run,
+                 **settings.pool(workers, len(select(group, limit)) * len(methods)))
         frames.append(load_results(out / setting))
     chosen = select(items + extra, limit)
     if controls:
@@ -350,16 +350,16 @@ def _run_file_grounding_text(corpus: Path, settings: RunSettings, *, limit: int 
     """The methods' rows for File Grounding's items answered from the text setting (the corpus itself):
     the other half of the pair whose multimodal half Table 3's run holds."""
     from ..bench.file_grounding import build_file_grounding
-    from ..bench.harness import evaluate
+    from ..bench.harness import evaluate, select
     from ..bench.results import check_no_errors
 
-    items = [i for s in settings.item_seeds for i in build_file_grounding(corpus, seed=s)[0]]
+    items = settings.of_track4([i for s in settings.item_seeds for i in build_file_grounding(corpus, seed=s)[0]])
     folder = Path(out) / "file_grounding_text" if out is not None else results_dir(
         corpus, items, settings.backend, "table03-text")
-    workers = settings.workers if workers is None else workers
-    rows = evaluate(items, corpus, _registered(settings.methods)[0], backend=settings.backend, out=folder,
-                    workers=workers, limit=settings.limit if limit is None else limit, progress=progress,
-                    executor=settings.executor if workers > 1 else "thread", retry_errors=True)
+    workers, limit = settings.workers if workers is None else workers, settings.limit if limit is None else limit
+    methods = _registered(settings.methods)[0]
+    rows = evaluate(items, corpus, methods, backend=settings.backend, out=folder, limit=limit, progress=progress,
+                    retry_errors=True, **settings.pool(workers, len(select(items, limit)) * len(methods)))
     if not settings.allow_errors:
         check_no_errors(rows, folder)
     return rows

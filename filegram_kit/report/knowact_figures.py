@@ -55,7 +55,8 @@ def knowact_cases(corpus: str | Path | None = None, settings: RunSettings | None
 
     corpus, settings = resolve_corpus(corpus), settings_of(settings)
     out = run_folder(corpus, settings)
-    cases = run_knowact(corpus, out, methods=settings.methods, backend=settings.backend, personas=settings.personas,
+    cases = run_knowact(corpus, out, methods=settings.methods, backend=settings.backend,
+                        personas=settings.knowact_personas or settings.personas,
                         workers=settings.workers, progress=progress)
     return cases, out, corpus
 

@@ -47,7 +47,10 @@ def _header(art: Artifact, settings: RunSettings) -> list[str]:
                      f" --backend {settings.backend}`): item seeds {list(settings.item_seeds)}, ablation seeds "
                      f"{list(settings.ablation_seeds)}, methods {', '.join(settings.methods)}, personas "
                      f"{', '.join(settings.personas) if settings.personas else 'all'}, items per sub-task "
-                     f"{settings.limit or 'all'}. The note below describes the full run."]
+                     f"{settings.limit or 'all'}"
+                     + "".join(f", {what} only of {', '.join(who)}" for what, who in (
+                         ("Track 4", settings.track4_personas), ("KnowAct", settings.knowact_personas)) if who)
+                     + ". The note below describes the full run."]
     return head + (["", art.note] if art.note else [])
 
 
