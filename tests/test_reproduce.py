@@ -207,6 +207,10 @@ def test_docstring_comment_and_layout_edits_key_nothing_and_a_constant_rekeys_it
     assert "table03_main_results" in users and "table02_dimensions" not in users
     recorder.write_text(recorder.read_text() + "RECORDER_CONSTANT = 1\n")
     assert engine_fingerprint.__wrapped__() != engine_before
+    keys = _code_keys()
+    manifest = package_copy / "bench" / "manifest.py"  # records a run (git state, versions): keys no step
+    manifest.write_text(manifest.read_text() + "RECORD_CONSTANT = 1\n")
+    assert _code_keys() == keys
 
 
 def test_plan_names_what_makes_a_step_run_and_runs_nothing(tmp_path):

@@ -29,12 +29,16 @@ WRITER_MODULES = ("filegram_kit.report.registry", "filegram_kit.report.export") 
 
 
 def code_files(module: str) -> list[Path]:
-    """The artifact module's closure, the writer's closure and the package data files they name."""
+    """The artifact module's closure, the writer's closure and the package data files they name, less the files
+    that only describe a run (bench.manifest.RECORD_ONLY: as for the results cache, an edit there re-keys no
+    step: the git state a MANIFEST records is not something a table is computed from)."""
+    from ..bench.manifest import RECORD_ONLY
+
     files = list(closure(module))
     for writer in WRITER_MODULES:
         files += closure(writer)
     files.append(PACKAGE / "report" / "reproduce.py")
-    return sorted(set(files + data_files(files)))
+    return sorted({p for p in files + data_files(files) if p.relative_to(PACKAGE).as_posix() not in RECORD_ONLY})
 
 
 def code_hash(module: str) -> str:
