@@ -89,7 +89,7 @@ class _Browser:
 def png_session() -> Iterator[None]:
     """Every PNG written inside is drawn by one browser (kaleido's sync server), started at the first PNG and
     closed on leaving: a figure then takes well under a second, not a browser start of about 2 s each. The bytes
-    are the same either way (tests/test_export.py)."""
+    are the same either way (tests/test_report_corpus.py)."""
     if _Browser.shared:  # nested: the outer session owns the browser
         yield
         return
