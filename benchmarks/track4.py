@@ -104,8 +104,8 @@ def main() -> None:
              f"multimodal setting plus Visual Grounding, in <= 10 min ({t_fg_mm + t_vg:.0f} s: "
              f"{'met' if t_fg_mm + t_vg <= 600 else 'NOT met'}; the visual setting's build adds {t_visual:.0f} s "
              f"once, the text-setting comparison {t_fg_text:.0f} s). OCR (page images and charts, in English and "
-             "Chinese, enlarged 2x: about 55% of the build's CPU) and PDFs set in the CJK font (about 30%) are most "
-             "of the build.", "",
+             "Chinese, enlarged 2x) is most of the build's CPU since PDFs load a cut of their font (section \"Speed "
+             "work (issue 49)\").", "",
              "Parse loss of the multimodal setting (words of each file's section the shared parser recovers; "
              "English words and Chinese characters apart, each Chinese character counted as a word):", "",
              "| format | files | words recovered (%) | English words (%) | Chinese characters (%) | files with "
