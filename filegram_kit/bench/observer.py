@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..util.float_ties import ranked, snap
 from . import evidence as ev
 from .ground_truth import CorpusFacts
 from .schema import Item
@@ -44,8 +45,8 @@ class Judgement:
 def _judge(scores: list[float]) -> Judgement:
     if not scores:
         return Judgement(-1, 0.0, ())
-    arr = np.round(np.asarray(scores, dtype=float), 9)
-    order = np.argsort(-arr, kind="stable")
+    arr = snap(scores)
+    order = ranked(arr)
     margin = float(arr[order[0]] - arr[order[1]]) if len(arr) > 1 else float("inf")
     return Judgement(int(order[0]) if margin > 0 else -1, margin, tuple(float(s) for s in arr))
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..llm.tasks import LETTERS, LikertScore, ParseError
 from ..memory.base import Context
 from ..traces.schema import ATTRIBUTES, Tier
+from ..util.float_ties import top_indices
 from ..util.seeds import stable_seed
 from .schema import Item
 from .visual_judge import judge_prediction
@@ -98,9 +99,9 @@ def _credit(mcq: Any, order: list[int], item: Item) -> float:
 
 
 def top_options(scores: list[float]) -> list[int]:
-    """The options whose score is the highest (several when the evidence ties them)."""
-    top = max(scores)
-    return [k for k, s in enumerate(scores) if s == top]
+    """The options whose score is the highest (several when the evidence ties them; scores within
+    float_ties.TOLERANCE tie, so a tie is one on every machine)."""
+    return top_indices(scores)
 
 
 def tie_credit(scores: list[float], key: int | None) -> float:

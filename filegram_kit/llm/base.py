@@ -232,15 +232,18 @@ class Backend(MemoryTaskMethods):
 
     # -- the typed tasks -------------------------------------------------------------------------
     def embed(self, texts: list[str], *, input_type: str = "document") -> np.ndarray:
-        """Unit-length rows, one per text (input_type: document | query, as embedding APIs distinguish)."""
+        """Unit-length rows, one per text (input_type: document | query, as embedding APIs distinguish): float32
+        values carried as float64, so every product of them is summed in float64 (float32 sums differ between
+        BLAS kernels by 1e-7, enough to flip a tie: util/float_ties.py)."""
         value = self.run("embed", {"texts": list(texts)}, {"input_type": input_type})
-        return np.asarray(value, dtype=np.float32).reshape(len(texts), -1)
+        return np.asarray(value, dtype=np.float32).astype(np.float64).reshape(len(texts), -1)
 
     def embed_images(self, images: list[bytes]) -> np.ndarray:
         """Unit-length rows for images (PNG/JPEG/GIF bytes), in the same space as text embeddings where the
         provider has one (cohere embed v3); the offline backend embeds what it can read from the image."""
         encoded = [base64.b64encode(image).decode("ascii") for image in images]
-        return np.asarray(self.run("embed_image", {"images": encoded}), dtype=np.float32).reshape(len(images), -1)
+        rows = np.asarray(self.run("embed_image", {"images": encoded}), dtype=np.float32)
+        return rows.astype(np.float64).reshape(len(images), -1)
 
     def summarize(self, text: str, *, max_words: int = 120) -> str:
         return str(self.run("summarize", {"text": text}, {"max_words": max_words}))

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..llm.algorithms.text import content_terms
 from ..traces.schema import Trajectory
+from ..util.float_ties import first_best
 from .base import Context, MemorySystem
 from .rag import embed_documents
 from .records import attempt, check_positive, cite, overlap, session_actions
@@ -136,7 +137,7 @@ class EverMemOS(MemorySystem):
         centroids: list[np.ndarray] = []
         for k, vector in enumerate(vectors[:len(self.cells_)]):
             sims = [float(c @ vector) for c in centroids]
-            best = int(np.argmax(sims)) if sims else -1
+            best = first_best(sims) if sims else -1
             if best >= 0 and sims[best] >= self.cluster_cosine:
                 clusters[best].append(k)
                 mean = vectors[clusters[best]].mean(axis=0)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..traces.schema import Trajectory
+from ..util.float_ties import ranked
 from .base import Context, MemorySystem
 from .rag import Chunk, embed_documents, event_chunks, nearest
 from .records import check_positive
@@ -57,7 +58,7 @@ def agreement(embeddings: np.ndarray, weights: np.ndarray | None = None) -> np.n
     for i in range(n):
         row = sims[i].copy()
         row[i] = -np.inf
-        near = [j for j in np.argsort(-row, kind="stable")[:NEIGHBOURS] if row[j] > AGREE_COSINE]
+        near = [j for j in ranked(row)[:NEIGHBOURS] if row[j] > AGREE_COSINE]
         if near:
             w = np.ones(len(near)) if weights is None else weights[near]
             out[i] = float(np.sum(row[near] * w) / len(near))
@@ -103,7 +104,8 @@ class MMA(MemorySystem):
             vector = backend.embed([query], input_type="query")[0]
         pool = nearest(self.embeddings_, vector, self.candidates * self.k)
         scored = [(i, s, RERANK[0] * s + RERANK[1] * float(self.confidence_[i])) for i, s in pool]
-        return sorted(scored, key=lambda x: (-x[2], x[0]))[:self.k]
+        by_chunk = sorted(scored)  # so ties in the rerank score go to the earlier chunk
+        return [by_chunk[n] for n in ranked([s[2] for s in by_chunk])[:self.k]]
 
     def retrieve(self, query: str, *, backend: Backend) -> Context:
         ranked = self.rank(query, backend=backend)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..traces.schema import Trajectory
+from ..util.float_ties import ranked
 from ..util.tokens import CHARS_PER_TOKEN
 from .base import Context, MemorySystem
 from .serialize import Session, check_content_chars, prepare, serialize_sessions, session_name
@@ -102,7 +103,7 @@ def nearest(embeddings: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[in
     if not len(embeddings):
         return []
     scores = embeddings @ vector
-    order = np.argsort(-scores, kind="stable")[:k]
+    order = ranked(scores)[:k]
     return [(int(i), float(scores[i])) for i in order]
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from ..llm.algorithms.bm25 import Bm25Index
 from ..llm.algorithms.text import content_terms
 from ..traces.schema import Trajectory
+from ..util.float_ties import ranked
 from .base import Context, MemorySystem
 from .rag import embed_documents
 from .records import attempt, char_batches, check_positive, cite, session_actions
@@ -142,8 +143,8 @@ class Zep(MemorySystem):
         lexical = Bm25Index.of_texts([fact_text(self.edges_[k]) for k in valid]).scores(content_terms(query))
         fused = np.zeros(len(valid))
         for scores in (cosine, np.asarray(lexical)):
-            fused[np.argsort(-scores, kind="stable")] += 1.0 / (RRF_K + np.arange(1, len(valid) + 1))
-        order = np.argsort(-fused, kind="stable")[:self.max_facts]
+            fused[ranked(scores)] += 1.0 / (RRF_K + np.arange(1, len(valid) + 1))
+        order = ranked(fused)[:self.max_facts]
         return [self.edges_[valid[k]] for k in order]
 
     def retrieve(self, query: str, *, backend: Backend) -> Context:

@@ -25,6 +25,7 @@ from plotly.colors import qualitative
 from ..behaviour.fingerprint import FEATURE_DEFINITIONS, FEATURE_DIMENSION, FEATURES
 from ..engine.realism import auc
 from ..traces.schema import DIMENSION_CODES, DIMENSIONS, Profile
+from ..util.float_ties import ranked
 from .registry import FigureData
 from .tables import trajectory_tiers
 
@@ -100,7 +101,7 @@ def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _axis_title(k: int, share: float, loadings: np.ndarray) -> str:
-    top = [FEATURES[i] for i in np.argsort(-np.abs(loadings))[:2]]
+    top = [FEATURES[i] for i in ranked(np.abs(loadings))[:2]]
     return f"PC{k + 1} ({share:.0%} of variance; mostly {', '.join(top)})"
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...util.float_ties import tied_ranks
 from .text import content_terms, memo_short_texts, split_sentences, tfidf_matrix, tokens
 
 STATED_WEIGHT, NUMBER_WEIGHT, IMPLICIT_WEIGHT = 1.0, 1.0, 0.5
@@ -177,7 +178,7 @@ def _numbers_part(own: list[list[str]]) -> np.ndarray:
         if len(have) < 2:
             continue
         values = np.array([per_option[k][word] for k in have])
-        out[have] += values.argsort().argsort() / (len(have) - 1)  # 0 (smallest stated) .. 1 (largest)
+        out[have] += tied_ranks(values) / (len(have) - 1)  # 0 (smallest stated) .. 1 (largest); ties share
     return out  # an option with no number stated counts as the smallest: a memory lists the unusual ones
 
 

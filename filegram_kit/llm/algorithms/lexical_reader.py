@@ -21,7 +21,8 @@ It sees only the context text, as an LLM reader would. Per option, these pieces 
 
 Options that only name sessions ("Session 1" .. "Session 6") are read by comparison instead: what the
 context says about each named session, in any memory's prose (compare.py). The weighted sum goes through
-a softmax (temperature TEMPERATURE) to give per-option confidences. Exact ties go to the lowest index;
+a softmax (temperature TEMPERATURE) to give per-option confidences. Scores within
+util/float_ties.TOLERANCE are one score (so a tie is a tie on every machine) and ties go to the lowest index;
 the shared reader (bench/reader.py) shows options in an order drawn per item and gives tied options an
 equal share of the credit, so a tie favours no position. `explain_options` shows each part and the
 context text behind it.
@@ -52,6 +53,7 @@ from filegram_kit.llm.algorithms.slot_reading import (
 )
 from filegram_kit.llm.algorithms.summarize import select_within_budget
 from filegram_kit.llm.algorithms.text import content_terms, numbers, quantities, same_quantity, split_sentences
+from filegram_kit.util.float_ties import first_best, snap
 
 LEXICAL_WEIGHT = 2.0
 NUMBER_WEIGHT = 1.5
@@ -137,7 +139,7 @@ def option_evidence(question: str, choices: list[str], context: str, *, embedder
         words = [t for t in own if t not in set(numbers(option))]
         relevance = _unit(index.scores(question_terms + words))
         numeric[k] = _number_support(option, stated_in, relevance, asked)
-        support.append([sentences[int(np.argmax(fit))]] if lexical[k] > 0 else [])
+        support.append([sentences[first_best(fit)]] if lexical[k] > 0 else [])
     units = _units(context, embedder)
     semantic, read_on = slot_semantic(option_slots(choices), units, lambda t: _embed(t, embedder), len(choices),
                                       question)
@@ -161,7 +163,7 @@ def explain_options(question: str, choices: list[str], context: str, *, embedder
                     ) -> list[dict]:
     """Per option, in order: its total score, each part, and the context text that supported it."""
     parts, support = option_evidence(question, choices, context, embedder=embedder)
-    total = np.round(sum(parts.values()), 9)
+    total = snap(sum(parts.values()))
     return [{"option": option, "score": float(total[k]), "parts": {n: round(float(v[k]), 3) for n, v in parts.items()},
              "support": support[k]} for k, option in enumerate(choices)]
 
@@ -187,7 +189,7 @@ def answer_mcq(question: str, choices: list[str], context: str, *,
     """(index of the best-supported option, softmax confidence per option)."""
     if not choices:
         raise ValueError("answer_mcq: no choices to pick from")
-    raw = np.round(option_scores(question, list(choices), context, embedder=embedder), 9)  # ties are exact ties
+    raw = snap(option_scores(question, list(choices), context, embedder=embedder))  # ties on every machine
     probs = softmax(raw)
     return int(np.argmax(raw)), [float(p) for p in probs]
 
@@ -199,7 +201,7 @@ def answer_open(question: str, context: str, max_words: int = 60, *, embedder: s
         return ""
     lexical = _unit(index.scores(content_terms(question)))
     semantic = (sentence_vectors @ _embed([question], embedder).T)[:, 0]
-    scores = np.round(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic, 9)
+    scores = snap(LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * semantic)
     best = float(scores.max())
     floor = OPEN_ANSWER_FLOOR * best if best > 0 else best  # only sentences nearly as relevant as the best
     return " ".join(select_within_budget(sentences, scores, max_words, floor=floor))

@@ -17,6 +17,8 @@ _memo_lock = threading.Lock()
 
 def memoised(model: Hashable, compute: Callable[[list[str]], np.ndarray], texts: list[str], dim: int) -> np.ndarray:
     """(len(texts), dim) rows: remembered ones by (model, text), the rest from compute(distinct missing texts).
+    Kept as float32, handed out as float64: products of them are then summed in float64, whose last-bit
+    differences between machines stay far below util/float_ties.TOLERANCE (float32's do not).
 
     `model` must name everything besides the text that decides a row (embedder, dim, seed)."""
     if isinstance(texts, str):
@@ -30,11 +32,11 @@ def memoised(model: Hashable, compute: Callable[[list[str]], np.ndarray], texts:
     if missing:
         rows = compute(missing)
         with _memo_lock:
-            for text, row in zip(missing, rows, strict=True):
+            for text, row in zip(missing, np.asarray(rows, dtype=np.float32), strict=True):
                 row.setflags(write=False)
                 found[(model, text)] = _memo[(model, text)] = row
             while len(_memo) > MEMO_SIZE:
                 _memo.popitem(last=False)
     if not keys:
-        return np.zeros((0, dim), dtype=np.float32)
-    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
+        return np.zeros((0, dim))
+    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False).astype(np.float64)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...util.float_ties import first_best, ranked
 from .option_slots import Factoring, sequence
 from .text import STOPWORDS
 
@@ -198,13 +199,13 @@ def slot_semantic(factoring: Factoring, units: Units, embed: Embed, n_options: i
     bounds = np.cumsum([0] + [len(t) for t in topics])
     plan = topic_plan(np.stack([sims[a:b].max(axis=0) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]))
     weights = [plan[g] / plan[g].sum() for g in range(len(factoring.slots))]
-    tops = [np.argsort(-weight, kind="stable")[:WORD_UNITS] for weight in weights]
+    tops = [ranked(weight)[:WORD_UNITS] for weight in weights]
     splits = [[negation_split(units.texts[u]) for u in top] for top in tops]
     close = _Rows([t for g in range(len(factoring.slots)) for t in _close_texts(said[g], splits[g])], embed)
     shown = []
     for g, slot in enumerate(factoring.slots):
         out += _lean(said[g], weights[g], tops[g], splits[g], units, rows, close)[list(slot.of_option)]
-        shown.append(units.texts[int(np.argmax(weights[g]))])
+        shown.append(units.texts[first_best(weights[g])])
     return out, shown
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from filegram_kit.llm.algorithms.text import content_terms, jaccard, split_sentences, tfidf_matrix, word_count
+from filegram_kit.util.float_ties import ranked
 
 DAMPING = 0.85
 MAX_ITERATIONS = 100
@@ -49,7 +50,7 @@ def select_within_budget(sentences: list[str], scores: np.ndarray, max_words: in
     and sentences scoring below floor (a leftover budget is not filled with off-topic sentences);
     returned in document order. If even the best sentence is over budget, its first max_words words.
     """
-    order = np.lexsort((np.arange(len(sentences)), -scores))
+    order = ranked(scores)
     chosen: list[int] = []
     used = 0
     for i in map(int, order):

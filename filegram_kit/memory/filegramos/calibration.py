@@ -25,6 +25,7 @@ import polars as pl
 from ...behaviour.fingerprint import FEATURE_DIMENSION, FEATURES
 from ...traces.schema import DIMENSION_CODES, DIMENSIONS
 from ...util import atomic
+from ...util.float_ties import first_best
 
 CALIBRATION_PATH = Path(__file__).resolve().parents[2] / "data" / "calibration.json"
 RATIO_FEATURES = frozenset({"search_ratio", "browse_ratio", "revisit_ratio", "small_edit_ratio"})
@@ -78,7 +79,7 @@ class Calibration:
         for code in DIMENSION_CODES:
             model = self.models[code]
             probs = model.probabilities(np.array([float(mean_fingerprint[f]) for f in model.features]))
-            best = int(np.argmax(probs))
+            best = first_best(probs)
             out.append(Reading(code, TIERS[best], round(float(probs[best]), 3),
                                {t: round(float(p), 3) for t, p in zip(TIERS, probs, strict=True)}))
         return out

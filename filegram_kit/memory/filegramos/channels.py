@@ -23,6 +23,7 @@ import polars as pl
 
 from ...behaviour.drift import drift_frame, with_habit
 from ...behaviour.fingerprint import FEATURE_DIMENSION, FEATURES, with_zscores, zscores
+from ...util.float_ties import ranked
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
 from .episodes import Episode
@@ -162,7 +163,7 @@ def cluster_sessions(mat: np.ndarray, sessions: list[str], seed: int = 0) -> tup
     for old in order:
         members = [s for s, lab in zip(sessions, labels, strict=True) if lab == old]
         centre = mat[labels == old].mean(axis=0)
-        top = np.argsort(-np.abs(centre), kind="stable")[:2]
+        top = ranked(np.abs(centre))[:2]
         traits = ", ".join(f"{'high' if centre[i] > 0 else 'low'} {FEATURES[i]} ({centre[i]:+.1f} sd)" for i in top)
         described.append(f"{len(members)} session(s) ({', '.join(members)}): {traits}")
     return {s: relabel[lab] for s, lab in zip(sessions, labels, strict=True)}, described

@@ -19,6 +19,7 @@ import polars as pl
 
 from ...behaviour.fingerprint import FEATURES
 from ...traces.schema import DIMENSION_CODES, DIMENSIONS, Profile
+from ...util.float_ties import ranked
 from .calibration import Calibration, dimension_features, load_calibration, profile_means
 
 
@@ -43,7 +44,7 @@ def persona_neighbours(user_fp: pl.DataFrame, persona_fp: pl.DataFrame, personas
         theirs = means.select(feats).to_numpy() / scale
         distance = np.linalg.norm(theirs - mine, axis=1)
         ids = means["profile_id"].to_list()
-        for rank, i in enumerate(np.argsort(distance, kind="stable")[:k], start=1):
+        for rank, i in enumerate(ranked(distance, descending=False)[:k], start=1):
             persona = ids[i]
             tier = personas[persona].tiers[code].value if personas and persona in personas else None
             rows.append({"dimension": code, "name": DIMENSIONS[code].name, "reading": readings[code].tier,

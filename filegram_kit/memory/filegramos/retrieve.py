@@ -25,6 +25,7 @@ import polars as pl
 
 from ...behaviour.fingerprint import FEATURE_DIMENSION
 from ...traces.schema import DIMENSION_CODES, DIMENSIONS
+from ...util.float_ties import ranked
 from ..base import Context
 from .channels import EpisodicChannel, ProceduralChannel, SemanticChannel
 from .semantic import short_name
@@ -118,7 +119,7 @@ def _cosine_top(vectors: np.ndarray, query: np.ndarray, k: int) -> list[int]:
     if k <= 0 or len(vectors) == 0:
         return []
     scores = vectors @ query.reshape(-1)
-    return [int(i) for i in np.argsort(-scores, kind="stable")[:k]]
+    return [int(i) for i in ranked(scores)[:k]]
 
 
 def _metadata_lines(channel: SemanticChannel) -> list[str]:
