@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium media-tools reproduce quick test lint docs docs-serve check-notebooks notebooks edit ipynb jupyter bench clean distclean
+.PHONY: help setup chromium media-tools reproduce quick quick-reference check-reproduce test lint docs docs-serve check-notebooks notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -65,6 +65,13 @@ reproduce: setup ## regenerate every paper table and figure into figures/ (skips
 
 quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (about 1.5 minutes)
 	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
+
+# figures/quick/ is the committed reference of the quick subset (numbers only: PNGs depend on the browser's build)
+quick-reference: setup ## rewrite figures/quick/, the quick subset `make check-reproduce` compares with
+	$(BIN)/filegram reproduce --quick --no-images --out figures/quick $(WORKERS_FLAG)
+
+check-reproduce: setup ## recompute the quick subset from scratch and compare it byte for byte with figures/quick/
+	$(BIN)/filegram reproduce --quick --check --no-images --out figures/quick $(WORKERS_FLAG)
 
 lint: $(STAMP) ## ruff on the library and tests, the import layers (pyproject.toml), marimo check on the notebooks
 	$(BIN)/ruff check filegram_kit tests benchmarks examples

@@ -120,20 +120,46 @@ def test_committed_manifest_is_complete(committed):
 @pytest.mark.parametrize("name", list(ARTIFACTS))
 def test_committed_artifact_is_not_stale(committed, name):
     """Each committed artifact's key, recomputed from this checkout's code, equals the key it was made with."""
+    _check_not_stale(committed, name, FIGURES, FULL, "make reproduce")
+
+
+@pytest.fixture(scope="module")
+def committed_quick() -> dict:
+    path = QUICK_REFERENCE / MANIFEST
+    assert path.is_file(), "run `make quick-reference` and commit figures/quick/MANIFEST.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+QUICK_REFERENCE = FIGURES / "quick"  # what `make check-reproduce` compares a fresh quick run with
+
+
+def test_committed_quick_reference_is_complete(committed_quick):
+    assert committed_quick["settings"] == QUICK.as_dict() and committed_quick["backend"]["name"] == "offline"
+    assert set(committed_quick["steps"]) == set(ARTIFACTS), "run `make quick-reference`: MANIFEST.json lacks steps"
+
+
+@pytest.mark.parametrize("name", list(ARTIFACTS))
+def test_committed_quick_reference_is_not_stale(committed_quick, name):
+    """figures/quick/ follows the code by the same step keys as figures/: a change that re-keys a step fails here
+    until the reference is rewritten, so `make check-reproduce` never compares with an outdated one."""
+    _check_not_stale(committed_quick, name, QUICK_REFERENCE, QUICK, "make quick-reference")
+
+
+def _check_not_stale(committed: dict, name: str, folder: Path, settings, remedy: str) -> None:
     from filegram_kit.engine.corpus import engine_fingerprint
 
     step = committed["steps"].get(name)
-    assert step, f"{name} is not in figures/MANIFEST.json: run `make reproduce`"
+    assert step, f"{name} is not in {folder.name}/MANIFEST.json: run `{remedy}`"
     art = ARTIFACTS[name]
     corpus = dict(committed["corpus"])
     if art.corpus:
-        assert corpus["engine"] == engine_fingerprint()[:16], "the engine changed: run `make reproduce`"
+        assert corpus["engine"] == engine_fingerprint()[:16], f"the engine changed: run `{remedy}`"
     upstream = {r: committed["steps"][r]["key"] for r in art.reads}
-    inputs = provenance.step_inputs(art, FULL.keyed(), corpus, upstream)
+    inputs = provenance.step_inputs(art, settings.keyed(), corpus, upstream)
     stale = [part for part in inputs if inputs[part] != step["inputs"].get(part)]
-    assert not stale, f"{name} is stale ({', '.join(stale)} changed): run `make reproduce` and commit figures/"
+    assert not stale, f"{name} is stale ({', '.join(stale)} changed): run `{remedy}` and commit {folder.name}/"
     for file, sha in step["files"].items():
-        assert hashlib.sha256((FIGURES / file).read_bytes()).hexdigest() == sha, f"{file} differs from its run"
+        assert hashlib.sha256((folder / file).read_bytes()).hexdigest() == sha, f"{file} differs from its run"
 
 
 def test_a_figure_first_written_without_png_is_redrawn_when_images_are_wanted(tmp_path, monkeypatch):

@@ -84,6 +84,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if workers < 1:
             raise SystemExit(f"filegram reproduce: --workers must be at least 1, got {workers}")
         settings = replace(settings, workers=workers)  # not in any step's key: rows do not depend on it
+    if args.check:
+        from ..report.check import check, format_check
+
+        reference = Path(args.out or ("figures/quick" if args.quick else "figures"))
+        result = check(reference, only=args.only or None, settings=settings, corpus=args.corpus,
+                       images=not args.no_images)
+        print(format_check(result, reference))
+        return 1 if result.differences else 0
     out = args.out or ("build/quick" if args.quick else "figures")
     if args.plan:
         from ..report.plan import format_plan
@@ -333,6 +341,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the artifacts and where they come from")
     p.add_argument("--plan", action="store_true", help="print which steps a run would run, why (the files whose "
                    "code changed, or the inputs) and their seconds last time; runs nothing, builds no corpus")
+    p.add_argument("--check", action="store_true", help="recompute from scratch in a temporary folder (corpus, "
+                   "items and rows too, unless --corpus is given) and compare byte for byte with --out (default: "
+                   "figures, with --quick: figures/quick), writing nothing there; prints each file that differs with "
+                   "its step and exits 1 if any does (MANIFEST.json and, with --no-images, PNGs are not compared)")
     p.add_argument("--corpus", type=Path, metavar="DIR", help="compute trace-based artifacts from this corpus "
                    "(default: data/corpus, built on first use)")
     p.add_argument("--no-images", action="store_true", help="skip the PNG export of figures (needs no browser)")

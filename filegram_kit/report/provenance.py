@@ -16,6 +16,7 @@ committed artifacts are stale for the code of the checkout.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable
@@ -70,8 +71,41 @@ def step_key(inputs: dict[str, Any]) -> str:
     return value_hash(inputs)
 
 
-VERSIONED = ("filegram_kit", "polars", "numpy", "scikit-learn", "plotly", "kaleido", "wordllama", "networkx",
-             "pillow", "marimo")
+VERSIONED = ("filegram_kit", "polars", "numpy", "scipy", "scikit-learn", "threadpoolctl", "plotly", "kaleido",
+             "wordllama", "tokenizers", "networkx", "pillow", "fpdf2", "fonttools", "pypdf", "python-docx",
+             "python-pptx", "openpyxl", "marimo")
+
+
+def machine() -> dict[str, Any]:
+    """The float environment a run had: CPU, numpy's SIMD paths, the BLAS kernel and tesseract. Results should not
+    depend on it (util/float_ties.py); when a `--check` differs anyway, this says what else differed."""
+    import platform
+    import re
+    import shutil
+    import subprocess
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # numpy's private module moved: the other fields still say what machine this was
+        __cpu_features__ = {}
+    cpu = None
+    with contextlib.suppress(OSError):
+        found = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(encoding="utf-8"), re.M)
+        cpu = found.group(1).strip() if found else None
+    simd = [f for f in ("X86_V2", "X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR", "ASIMD", "SVE")
+            if __cpu_features__.get(f)]
+    blas = None
+    with contextlib.suppress(Exception):
+        from threadpoolctl import threadpool_info
+
+        blas = next((f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
+                     if i.get("user_api") == "blas"), None)
+    tesseract = None
+    if shutil.which("tesseract"):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            done = subprocess.run(["tesseract", "--version"], capture_output=True, text=True, timeout=10)
+            tesseract = (done.stdout or done.stderr).split("\n", 1)[0].strip() or None
+    return {"arch": platform.machine(), "cpu": cpu, "numpy_simd": simd, "blas": blas, "tesseract": tesseract}
 
 
 def versions() -> dict[str, str | None]:

@@ -11,7 +11,8 @@ printed first, and `plan(...)` gives it without running anything (`--plan`). Eve
 it starts and ends (with `progress`), and `<out>/MANIFEST.json` records the git sha, package versions, the corpus (seed,
 style pack, engine), the settings (backend and model, item seeds, methods), per step its key, its
 inputs, its files' sha256 and its seconds, the run's wall seconds (benchmarks/reproduce.py reports them) and
-`code_files` (each package file's hash by what its code does: how a plan names the files that made a step stale).
+`code_files` (each package file's hash by what its code does: how a plan names the files that made a step stale)
+and the `machine` (CPU, numpy's SIMD paths, BLAS kernel, tesseract: what `--check` names when numbers differ).
 """
 
 from __future__ import annotations
@@ -158,11 +159,11 @@ class Steps:
 
 def _manifest(steps: dict[str, Any], settings: RunSettings, corpus: Path | None, checkout: dict[str, Any]
               ) -> dict[str, Any]:
-    from .provenance import versions
+    from .provenance import machine, versions
 
     backend = {"name": settings.backend, "model": _model(settings.backend)}
     ordered = {name: steps[name] for name in ARTIFACTS if name in steps}
-    return {"generated_by": "filegram reproduce", **checkout, "versions": versions(),
+    return {"generated_by": "filegram reproduce", **checkout, "versions": versions(), "machine": machine(),
             "settings": settings.as_dict(), "backend": backend, "corpus": corpus_stamp(corpus),
             "seconds": round(sum(s.get("seconds") or 0 for s in ordered.values()), 1), "steps": ordered}
 
