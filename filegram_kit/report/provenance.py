@@ -96,10 +96,12 @@ def machine() -> dict[str, Any]:
             if __cpu_features__.get(f)]
     blas = None
     with contextlib.suppress(Exception):
+        import scipy.linalg  # noqa: F401 (loads scipy's BLAS too, so the list does not depend on what ran before)
         from threadpoolctl import threadpool_info
 
-        blas = next((f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
-                     if i.get("user_api") == "blas"), None)
+        found = sorted({f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
+                        if i.get("user_api") == "blas"})  # numpy's and scipy's, whichever was loaded first
+        blas = "; ".join(found) or None
     tesseract = None
     if shutil.which("tesseract"):
         with contextlib.suppress(OSError, subprocess.SubprocessError):
