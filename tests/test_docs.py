@@ -111,6 +111,7 @@ NOT_GENERATED = {
     ("bench.md", "+1.5 [-2.9, 6.1]"): "history: before the slot reader of issue 48 (2591e1d)",
     ("bench.md", "57.1 [55.7, 58.6]"): "history: before the slot reader of issue 48 (2591e1d)",
     ("bench.md", "+1.2 [-1.4, 3.3]"): "history: before the slot reader of issue 48 (2591e1d)",
+    ("bench.md", "+25.4 [15.4, 34.8]"): "history: before the slot reader of issue 48 (2591e1d)",
     ("bench.md", "53.4 [47.6, 59.0]"): "history: before the slot reader of issue 48 (2591e1d)",
     ("bench.md", "+7.4 [2.9, 11.9]"): "history: before the slot reader of issue 48 (2591e1d)",
     ("bench.md", "62.8 [59.3, 66.8]"): "history: before the slot reader of issue 48 (2591e1d)",
