@@ -135,7 +135,7 @@ class EventStore:
         if not ids:
             return []
         raw = self.scan_raw(ids).collect()
-        if not raw.select(pl.col("trajectory_id").is_sorted()).item():  # parts are written in id order
+        if not raw.get_column("trajectory_id").is_sorted():  # parts are written in id order
             raw = raw.sort("trajectory_id", "event_index", maintain_order=True)
         index = {r["trajectory_id"]: r for r in pl.scan_parquet(self.root / "index.parquet")
                  .filter(pl.col("trajectory_id").is_in(ids)).collect().iter_rows(named=True)}
