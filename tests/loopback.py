@@ -57,6 +57,7 @@ class LoopbackServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
+        self.in_flight = self.max_in_flight = 0  # requests being answered now, and the most ever at once
 
     # -- scripting --------------------------------------------------------------------------------------
     def reply(self, path: str, body: Any, *, status: int = 200, delay: float = 0.0,
@@ -102,6 +103,16 @@ class LoopbackServer:
 
     # -- serving ---------------------------------------------------------------------------------------
     def _answer(self, request: Recorded) -> tuple[Scripted, bytes]:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return self._scripted(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _scripted(self, request: Recorded) -> tuple[Scripted, bytes]:
         with self._lock:
             self.requests.append(request)
             queue = self._queues.get(request.path)

@@ -266,7 +266,7 @@ class Scripted(PromptBackend):
         super().__init__("scripted-1")
         self.replies, self.prompts, self.offline = replies, [], get_backend("offline")
 
-    def _complete(self, prompt, *, json_mode):
+    def _complete(self, prompt, *, json_mode, max_tokens):
         self.prompts.append(prompt)
         task = next(t for t, marker in MARKERS.items() if marker in prompt)
         return Completion(self.replies[task])

@@ -81,7 +81,7 @@ def test_the_value_judge_goes_through_the_backends_typed_task():
     class Judge(PromptBackend):
         name, prompts = "judge", []
 
-        def _complete(self, prompt, *, json_mode):
+        def _complete(self, prompt, *, json_mode, max_tokens):
             self.prompts.append(prompt)
             if "ANSWER:\n" in prompt and "REFERENCE VALUE" in prompt:
                 return Completion('{"score": 4, "rationale": "asserts nested folders"}')
@@ -101,7 +101,7 @@ def test_a_reply_that_does_not_parse_is_an_error_not_a_guess():
     class Rambling(PromptBackend):
         name = "rambling"
 
-        def _complete(self, prompt, *, json_mode):
+        def _complete(self, prompt, *, json_mode, max_tokens):
             return Completion("I would rather not say.")
 
     got = answer(mcq(), Context("anything"), backend=Rambling())

@@ -308,7 +308,7 @@ def scripted_backend():
     class Scripted(PromptBackend):
         name = "scripted"
 
-        def _complete(self, prompt, *, json_mode):
+        def _complete(self, prompt, *, json_mode, max_tokens):
             if "Split them into" in prompt:
                 return Completion('{"boundaries": [4]}', 10, 5)
             if "Give the episode a short title" in prompt:

@@ -11,7 +11,8 @@ pytest.importorskip("google.genai")
 
 from filegram_kit.engine.tools import TOOL_SPECS  # noqa: E402
 from filegram_kit.llm.cache import ResponseCache  # noqa: E402
-from filegram_kit.llm.gemini import GeminiBackend  # noqa: E402
+from filegram_kit.llm.gemini import THINKING_ALLOWANCE, GeminiBackend  # noqa: E402
+from filegram_kit.llm.output_caps import output_cap  # noqa: E402
 from filegram_kit.llm.retry import AuthError, ProviderError  # noqa: E402
 from filegram_kit.llm.tasks import ParseError  # noqa: E402
 from tests.loopback import LoopbackServer  # noqa: E402
@@ -48,11 +49,13 @@ def test_a_json_task_runs_through_the_sdk_with_typed_result_and_reported_usage(s
         answer = model.answer_mcq("Which file holds the report?", ["a.md", "b.md"], "b.md holds the report")
     assert (answer.index, answer.letter, answer.confidence) == (1, "B", 0.8)
     assert model.usage.counts["query"] == {"calls": 1, "cached": 0, "input_tokens": 42, "output_tokens": 9,
-                                           "parse_failures": 0, "errors": 0}
+                                           "parse_failures": 0, "errors": 0, "context_cuts": 0}
     (request,) = server.requests
     assert request.path == GENERATE and request.headers["x-goog-api-key"] == "test-key"
     body = request.json
-    assert body["generationConfig"] == {"temperature": 0.0, "responseMimeType": "application/json"}
+    # the MCQ's output cap, with room for a 2.5 model's thinking on top
+    assert body["generationConfig"] == {"temperature": 0.0, "responseMimeType": "application/json",
+                                        "maxOutputTokens": output_cap("answer_mcq", {}) + THINKING_ALLOWANCE}
     prompt = body["contents"][0]["parts"][0]["text"]
     assert body["contents"][0]["role"] == "user" and "Which file holds the report?" in prompt and "B. b.md" in prompt
     assert not sleeps
@@ -119,7 +122,10 @@ def test_a_reply_that_is_not_the_asked_json_is_a_counted_parse_error(server, tmp
     model = backend(server, cache=ResponseCache(tmp_path, "use"))
     with model.phase("judge"), pytest.raises(ParseError):
         model.judge_likert("reference", "answer")
-    assert model.usage.counts["judge"]["parse_failures"] == 1 and not list(tmp_path.rglob("*.json"))
+    assert model.usage.counts["judge"]["parse_failures"] == 1
+    with model.phase("judge"), pytest.raises(ParseError, match="four"):  # the same failure, from the cache
+        model.judge_likert("reference", "answer")
+    assert len(server.requests) == 1 and model.usage.counts["judge"]["parse_failures"] == 2
 
 
 def test_tool_calls_round_trip_in_gemini_function_parts(server):

@@ -10,7 +10,9 @@ import pytest
 from filegram_kit.engine.tools import TOOL_SPECS
 from filegram_kit.llm.base import get_backend
 from filegram_kit.llm.cache import CacheMiss, ResponseCache
+from filegram_kit.llm.context_window import ContextOverflow
 from filegram_kit.llm.openai_compat import OpenAICompatBackend
+from filegram_kit.llm.output_caps import output_cap
 from filegram_kit.llm.retry import AuthError, ProviderError
 from filegram_kit.llm.tasks import ParseError, ToolCall
 
@@ -22,7 +24,8 @@ CHAT, EMBED = "/v1/chat/completions", "/v1/embeddings"
 @pytest.fixture(autouse=True)
 def no_outside_settings(tmp_path, monkeypatch):
     """Neither the developer's environment nor a filegram.toml may point these tests at a real server."""
-    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_EMBEDDING_MODEL",
+                     "OPENAI_CONCURRENCY", "OPENAI_TIMEOUT"):
         monkeypatch.delenv(variable, raising=False)
     (tmp_path / "empty.toml").write_text("", encoding="utf-8")
     monkeypatch.setenv("FILEGRAM_CONFIG", str(tmp_path / "empty.toml"))
@@ -136,8 +139,9 @@ def test_settings_come_from_the_environment(server, monkeypatch):
     model = get_backend("openai_compat", sleep=lambda s: None)
     assert model.summarize("x") == "ok" and server.requests[0].json["model"] == "qwen-local"
     assert server.requests[0].headers["authorization"] == "Bearer not-needed"  # local servers ignore the key
+    # a server on this machine embeds with its own model unless told otherwise (OpenAI's default elsewhere)
     assert model.params() == {"backend": "openai_compat", "model": "qwen-local", "base_url": server.url + "/v1",
-                              "embedding_model": "text-embedding-3-small"}
+                              "embedding_model": "qwen-local"}
 
 
 @pytest.mark.parametrize(("body", "message"), [("this is not json {", "JSONDecodeError"),
@@ -150,23 +154,123 @@ def test_a_malformed_body_is_a_clear_error_and_nothing_is_cached(server, tmp_pat
     assert cache.stores == 0 and not list((tmp_path / "cache").rglob("*.json"))
 
 
-def test_a_reply_that_is_not_the_asked_json_is_a_parse_failure_not_cached(server, tmp_path):
-    server.reply(CHAT, chat("I cannot tell from the context."))
-    server.reply(CHAT, chat('{"answer": "B", "confidence": 0.6}'))
+def test_a_reply_that_is_not_the_asked_json_is_a_parse_failure_kept_with_its_tokens(server, tmp_path):
+    server.reply(CHAT, chat('{"answer": "<letter>", "confidence": 0.0-1.0}', usage=(120, 17)))
     model = backend(server, cache=ResponseCache(tmp_path, "use"))
-    with pytest.raises(ParseError, match="answer_mcq"):
+    with model.phase("query"), pytest.raises(ParseError, match="answer_mcq") as failed:
         model.answer_mcq("q?", ["x", "y"], "ctx")
-    assert model.usage.total("parse_failures") == 1 and model.cache.stores == 0
-    assert model.answer_mcq("q?", ["x", "y"], "ctx").index == 1  # asked the server again, not served the failure
-    assert len(server.requests) == 2
+    assert failed.value.reply == '{"answer": "<letter>", "confidence": 0.0-1.0}'  # the template echoed back
+    assert model.usage.counts["query"] == {"calls": 1, "cached": 0, "input_tokens": 120, "output_tokens": 17,
+                                               "parse_failures": 1, "errors": 0, "context_cuts": 0}
+    with pytest.raises(ParseError):  # the rerun is served the same failure from the cache: no request
+        model.answer_mcq("q?", ["x", "y"], "ctx")
+    assert len(server.requests) == 1
 
 
-def test_a_slow_server_times_out_is_retried_then_fails(server):
+def test_every_call_states_the_output_cap_of_its_task(server):
+    server.reply(CHAT, chat('{"answer": "B"}'))
+    server.reply(CHAT, chat("a short summary"))
+    server.reply(CHAT, chat('{"facts": ["a"]}'))
+    model = backend(server)
+    model.answer_mcq("q?", ["x", "y"], "ctx")
+    model.summarize("text", max_words=50)
+    model.extract_facts("text", max_facts=3)
+    caps = [r.json["max_tokens"] for r in server.requests]
+    assert caps == [output_cap("answer_mcq", {}), output_cap("summarize", {"max_words": 50}),
+                    output_cap("extract_facts", {"max_facts": 3})]
+    assert caps[0] < caps[1] and caps[2] > caps[0]  # a letter, then words, then records
+
+
+def test_a_model_that_refuses_max_tokens_gets_max_completion_tokens_from_then_on(server):
+    refusal = {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                                    "'max_completion_tokens' instead.", "type": "invalid_request_error"}}
+    server.reply(CHAT, refusal, status=400)
+    server.reply(CHAT, chat("one"), times=2)
+    model = backend(server)
+    assert model.summarize("a") == "one" and model.summarize("b") == "one"
+    sent = [r.json for r in server.requests]
+    assert "max_tokens" in sent[0] and sent[1]["max_completion_tokens"] == sent[0]["max_tokens"]
+    assert "max_tokens" not in sent[2] and "max_completion_tokens" in sent[2]
+
+
+def test_a_reply_cut_at_its_cap_that_does_not_parse_says_so(server):
+    body = chat('{"facts": ["the user keeps drafts in', usage=(30, 64))
+    body["choices"][0]["finish_reason"] = "length"
+    server.reply(CHAT, body)
+    with pytest.raises(ParseError, match="stopped at its cap"):
+        backend(server).extract_facts("text", max_facts=1)
+
+
+def test_a_prompt_too_long_for_the_window_is_cut_by_the_stated_rule_and_counted(server):
+    too_long = {"error": {"message": "This model's maximum context length is 512 tokens. However, you requested "
+                                     "2100 tokens (2036 in the messages, 64 in the completion).",
+                          "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    server.reply(CHAT, too_long, status=400)
+    server.reply(CHAT, chat('{"answer": "A"}', usage=(400, 5)), times=2)
+    model = backend(server)
+    question, context = "Which folder holds the drafts?", "the drafts folder holds every draft. " * 200
+    with model.phase("query"):
+        assert model.answer_mcq(question, ["drafts/", "final/"], context).letter == "A"
+    first, cut = server.requests[0].json["messages"][0]["content"], server.requests[1].json["messages"][0]["content"]
+    assert question in cut and "B. final/" in cut  # the question and options are never cut: the context is
+    assert "characters cut to fit the model's context window" in cut and len(cut) < len(first)
+    assert len(cut) <= (512 - output_cap("answer_mcq", {})) * len(first) / 2036  # fits, by the refused prompt's ratio
+    assert model.context_window == 512 and model.usage.counts["query"]["context_cuts"] == 1
+    # the window is remembered: the next long prompt is cut before it is sent, with no refusal
+    model.answer_mcq("Which folder is final?", ["drafts/", "final/"], context)
+    assert len(server.requests) == 3 and "characters cut" in server.requests[2].json["messages"][0]["content"]
+
+
+def test_an_agent_conversation_too_long_for_the_window_loses_the_end_of_its_longest_message(server):
+    too_long = {"error": {"message": "Requested tokens (5000) exceed context window of 2048"}}
+    server.reply(CHAT, too_long, status=400)
+    server.reply(CHAT, chat("Done."))
+    long_read = "line of a long file\n" * 1500
+    messages = [{"role": "system", "content": "You are careful."}, {"role": "user", "content": "Tidy the folder."},
+                {"role": "assistant", "content": "", "tool_calls": [{"name": "read", "arguments": {}, "id": "c1"}]},
+                {"role": "tool", "tool_call_id": "c1", "content": long_read}]
+    model = backend(server)
+    assert model.agent_step(messages, TOOL_SPECS).done
+    sent = server.requests[1].json["messages"]
+    assert [m["content"] for m in sent[:2]] == ["You are careful.", "Tidy the folder."]  # the task is kept whole
+    assert "characters cut to fit" in sent[3]["content"] and len(sent[3]["content"]) < len(long_read)
+    assert model.usage.total("context_cuts") == 1
+
+
+def test_a_window_too_small_for_the_question_itself_is_a_context_overflow(server):
+    too_long = {"error": {"message": "Requested tokens (900) exceed context window of 80"}}
+    server.reply(CHAT, too_long, status=400, times=3)
+    with pytest.raises(ContextOverflow):
+        backend(server).answer_mcq("q " * 400, ["x", "y"], "ctx")
+
+
+def test_a_local_server_gets_one_request_at_a_time_and_a_timed_out_call_is_not_sent_again(server):
+    server.reply(CHAT, chat("too late"), delay=2.0, times=2)
+    model = backend(server, timeout=0.3)
+    assert model.local and model.max_concurrency == 1
+    with pytest.raises(ProviderError, match="(?i)timeout|timed out"):
+        model.summarize("text")
+    assert len(server.requests) == 1  # a retry would only queue behind the request the server still works on
+
+
+def test_a_remote_server_that_times_out_is_retried_then_fails(server):
     waits = []
     server.reply(CHAT, chat("too late"), delay=2.0, times=2)
+    model = backend(server, waits, timeout=0.2, retries=1)
+    model.local = False  # as for a server elsewhere
     with pytest.raises(ProviderError, match="(?i)timeout|timed out"):
-        backend(server, waits, timeout=0.2, retries=1).summarize("text")
+        model.summarize("text")
     assert len(server.requests) == 2 and len(waits) == 1
+
+
+def test_concurrent_callers_reach_a_local_server_one_at_a_time(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    server.reply(CHAT, chat("ok"), delay=0.2, times=4)
+    model = backend(server)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda t: model.summarize(t), ["a", "b", "c", "d"]))
+    assert server.max_in_flight == 1
 
 
 def test_an_agent_step_turns_tool_calls_into_typed_calls_and_the_conversation_into_openai_format(server):
@@ -222,6 +326,33 @@ def test_embeddings_come_back_unit_length_in_input_order(server):
     body = server.requests[0].json
     assert body == {"model": "embed-local", "input": ["first text", "second text"], "encoding_format": "float"}
     assert model.usage.total("input_tokens") == 6
+
+
+def test_one_vector_per_token_is_mean_pooled(server):
+    """llama-cpp-python's server without pooling answers each text with its tokens' vectors."""
+    server.reply(EMBED, {"object": "list", "data": [
+        {"object": "embedding", "index": 0, "embedding": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]},
+        {"object": "embedding", "index": 1, "embedding": [[3.0, 0.0]]}]})
+    rows = backend(server).embed(["three tokens", "one"])
+    np.testing.assert_allclose(rows, [[np.sqrt(0.5), np.sqrt(0.5)], [1.0, 0.0]], atol=1e-9)
+
+
+def test_a_server_without_embeddings_falls_back_to_the_offline_embedder_and_says_so(server):
+    from filegram_kit.llm.offline import OfflineBackend
+
+    server.reply(EMBED, {"error": {"message": "Not Found"}}, status=404)
+    model = backend(server)
+    with pytest.warns(UserWarning, match="serves no embeddings"):
+        rows = model.embed(["drafts folder", "final report"])
+    np.testing.assert_allclose(rows, OfflineBackend().embed(["drafts folder", "final report"]))
+    assert model.params()["embedding_model"] == "offline" and len(server.requests) == 1
+    model.embed(["another text"])  # decided once: no second request
+    assert len(server.requests) == 1
+
+
+def test_embedding_model_offline_never_asks_the_server(server):
+    model = backend(server, embedding_model="offline")
+    assert model.embed(["a text"]).shape[0] == 1 and not server.requests
 
 
 def test_a_cached_rerun_makes_zero_http_requests_and_servers_do_not_share_answers(server, tmp_path):

@@ -84,7 +84,7 @@ class ScriptedModel(PromptBackend):
         super().__init__(**kwargs)
         self.replies, self.prompts = list(replies), []
 
-    def _complete(self, prompt: str, *, json_mode: bool) -> Completion:
+    def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         self.prompts.append(prompt)
         return Completion(self.replies.pop(0), input_tokens=len(prompt) // 4, output_tokens=7)
 
@@ -185,13 +185,19 @@ def test_a_cached_rerun_makes_zero_calls(tmp_path):
     assert other_model.computed == 1  # the model is part of the key
 
 
-def test_parse_failures_are_not_cached(tmp_path):
+def test_a_parse_failure_is_cached_whole_with_its_tokens_and_raised_again_without_a_call(tmp_path):
     from filegram_kit.llm.cache import ResponseCache
 
-    model = ScriptedModel(["garbage", '{"score": 5, "rationale": "same"}'], cache=ResponseCache(tmp_path, "use"))
-    with pytest.raises(ParseError):
+    model = ScriptedModel(["garbage " * 100, '{"score": 5, "rationale": "same"}'], cache=ResponseCache(tmp_path, "use"))
+    with pytest.raises(ParseError) as first:
         model.judge_likert("ref", "ans")
-    assert model.judge_likert("ref", "ans").score == 5  # asked again, not served the failure
+    assert first.value.reply == "garbage " * 100  # the whole reply, not its first characters
+    assert model.usage.total("output_tokens") == 7  # the tokens the failed reply cost are counted
+    with pytest.raises(ParseError) as again:  # at temperature 0 the model would say the same: served from the cache
+        model.judge_likert("ref", "ans")
+    assert again.value.reply == first.value.reply and len(model.prompts) == 1
+    assert model.usage.total("parse_failures") == 2 and model.usage.total("calls") == 1
+    assert model.usage.total("cached") == 1
 
 
 def test_paid_backends_get_the_default_cache_and_free_ones_none(tmp_path, monkeypatch):

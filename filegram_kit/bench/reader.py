@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..llm.base import Backend
 
 OPEN_ANSWER_WORDS = 60
+RAW_REPLY_CHARS = 4000  # a parse error row keeps this much of the reply that failed
 PROFILE_RUBRIC = {5: "names the same value for this attribute, with consistent detail",
                   4: "the same value, vaguely or with a minor inaccuracy",
                   3: "a neighbouring value, or hedges between two",
@@ -81,8 +82,9 @@ def answer(item: Item, context: Context, *, backend: Backend) -> Answer:
             judged = judge_open(item, text, backend=backend)
         return Answer(item.question_id, text, likert_to_100(judged.score), likert=judged.score,
                       rationale=judged.rationale)
-    except ParseError as exc:
-        return Answer(item.question_id, "", 0.0, error="parse", rationale=str(exc)[:300])
+    except ParseError as exc:  # the reason and the model's whole reply (up to RAW_REPLY_CHARS) stay in the row
+        return Answer(item.question_id, "", 0.0, error="parse",
+                      rationale=f"{exc.task}: {exc.reason}; reply: {exc.reply}"[:RAW_REPLY_CHARS])
 
 
 def _credit(mcq: Any, order: list[int], item: Item) -> float:

@@ -51,6 +51,16 @@ class Computed:
     output_tokens: int = 0
 
 
+PARSE_FAILURE = "__parse_failure__"
+
+
+def parse_failure(exc: ParseError) -> dict[str, Any]:
+    """A reply that did not parse, as the value a task's call stands for: stored in the cache like any reply
+    (at temperature 0 the model would say the same again, so a rerun makes no call), raised by `run` as the
+    ParseError it was, and never scored. The reply is kept whole."""
+    return {PARSE_FAILURE: {"task": exc.task, "reason": exc.reason, "reply": exc.reply}}
+
+
 @dataclass
 class UsageMeter:
     """Calls, cache hits and tokens per phase; thread-safe, since calls run in a pool."""
@@ -61,9 +71,9 @@ class UsageMeter:
     def add(self, phase: str, **amounts: int) -> None:
         with self._lock:
             row = self.counts.setdefault(phase, {"calls": 0, "cached": 0, "input_tokens": 0, "output_tokens": 0,
-                                                 "parse_failures": 0, "errors": 0})
+                                                 "parse_failures": 0, "errors": 0, "context_cuts": 0})
             for key, value in amounts.items():
-                row[key] += value
+                row[key] = row.get(key, 0) + value
 
     def total(self, key: str) -> int:
         return sum(row.get(key, 0) for row in self.counts.values())
@@ -198,6 +208,7 @@ class Backend(MemoryTaskMethods):
         if self.cache is None:
             value = compute()
             self._meter(task, inputs, params, value, (provider[0], provider[1]), cached=False)
+            self._check_parsed(phase, value)
             return value
         from .cache import cache_key
 
@@ -208,7 +219,15 @@ class Backend(MemoryTaskMethods):
         if hit:
             self.usage.add(phase, cached=1)
         self._meter(task, inputs, params, value, (provider[0], provider[1]), cached=hit)
+        self._check_parsed(phase, value)
         return value
+
+    def _check_parsed(self, phase: str, value: Any) -> None:
+        """A parse failure (computed now or cached) is counted and raised; a value passes."""
+        if isinstance(value, dict) and PARSE_FAILURE in value:
+            self.usage.add(phase, parse_failures=1)
+            failure = value[PARSE_FAILURE]
+            raise ParseError(failure["task"], failure["reason"], failure["reply"])
 
     def _compute(self, task: str, inputs: dict[str, Any], params: dict[str, Any]) -> Computed:
         raise NotImplementedError(f"{type(self).__name__} does not implement task {task!r}")

@@ -93,8 +93,8 @@ class CohereBackend(PromptBackend):
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return (matrix / np.where(norms > 0, norms, 1.0)).tolist(), tokens
 
-    def _complete(self, prompt: str, *, json_mode: bool) -> Completion:
+    def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         raise NotImplementedError(TEXT_TASKS)
 
-    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any]) -> Completion:
+    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any], *, max_tokens: int) -> Completion:
         raise NotImplementedError(TEXT_TASKS)

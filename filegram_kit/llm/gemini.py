@@ -27,6 +27,7 @@ from .tasks import ToolCall
 KEY_HINT = "GEMINI_API_KEY"
 EMBED_BATCH = 100  # batchEmbedContents takes at most 100 requests
 TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
+THINKING_ALLOWANCE = 2048  # output tokens a 2.5 model may spend thinking, on top of the task's cap (output_caps.py)
 
 
 class GeminiBackend(PromptBackend):
@@ -76,10 +77,11 @@ class GeminiBackend(PromptBackend):
             raise ProviderError(f"gemini {self.model} returned no text (reason: {reason})")
         usage = response.usage_metadata
         output = (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0) if usage else 0
-        return Completion(text, (usage.prompt_token_count or 0) if usage else 0, output, calls)
+        truncated = bool(candidate and str(candidate.finish_reason or "").endswith("MAX_TOKENS"))
+        return Completion(text, (usage.prompt_token_count or 0) if usage else 0, output, calls, truncated)
 
-    def _complete(self, prompt: str, *, json_mode: bool) -> Completion:
-        return self._generate(prompt, _config(json_mode))
+    def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
+        return self._generate(prompt, _config(json_mode, max_tokens))
 
     def complete_multimodal(self, prompt: str, images: list[bytes | str | Path], *,
                             json_mode: bool = False) -> Completion:
@@ -99,13 +101,13 @@ class GeminiBackend(PromptBackend):
         self.usage.add(self.current_phase, calls=1, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens)
         return reply
 
-    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any]) -> Completion:
+    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any], *, max_tokens: int) -> Completion:
         system, contents = to_contents(messages)
         declarations = [types.FunctionDeclaration(name=name, description=spec.get("description", ""),
                                                   parameters_json_schema=spec.get("parameters"))
                         for name, spec in tools.items()]
         config = types.GenerateContentConfig(
-            temperature=0.0, system_instruction=system or None,
+            temperature=0.0, system_instruction=system or None, max_output_tokens=max_tokens + THINKING_ALLOWANCE,
             tools=[types.Tool(function_declarations=declarations)] if declarations else None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
         return self._generate(contents, config)
@@ -130,8 +132,12 @@ class GeminiBackend(PromptBackend):
         return (matrix / np.where(norms > 0, norms, 1.0)).tolist(), tokens
 
 
-def _config(json_mode: bool) -> types.GenerateContentConfig:
-    return types.GenerateContentConfig(temperature=0.0, response_mime_type="application/json" if json_mode else None)
+def _config(json_mode: bool, max_tokens: int | None = None) -> types.GenerateContentConfig:
+    """Temperature 0, JSON when asked; the reply's cap plus THINKING_ALLOWANCE (2.5 models count their thinking
+    as output, so a bare 64-token cap would leave no room for the answer)."""
+    cap = None if max_tokens is None else max_tokens + THINKING_ALLOWANCE
+    return types.GenerateContentConfig(temperature=0.0, response_mime_type="application/json" if json_mode else None,
+                                       max_output_tokens=cap)
 
 
 def to_contents(messages: list[dict[str, Any]]) -> tuple[str, list[types.Content]]:

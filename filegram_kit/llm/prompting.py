@@ -1,22 +1,38 @@
 """Backends that answer typed tasks by prompting a model: render the template, call, parse.
 
 A provider module (gemini, openai_compat, ...) subclasses `PromptBackend` and implements three
-small methods: `_complete(prompt, json_mode)` for text tasks, `_embed(texts, input_type)` for
-embeddings and `_chat(messages, tools)` for agent steps. Everything else (templates, tolerant
-parsing, what each task's cached value looks like) lives here once.
+small methods: `_complete(prompt, json_mode, max_tokens)` for text tasks, `_embed(texts, input_type)` for
+embeddings and `_chat(messages, tools, max_tokens)` for agent steps. Everything else lives here once:
+templates, each task's output cap (output_caps.py), prompts cut to the model's context window
+(context_window.py), tolerant parsing, and what each task's cached value looks like. A reply that does not
+parse is kept, with its tokens, as a parse failure (base.py): cached like any reply, raised as ParseError.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Backend, Computed
+from ..util.cjk import language
+from .base import Backend, Computed, parse_failure
+from .context_window import (
+    DEFAULT_CHARS_PER_TOKEN,
+    ContextOverflow,
+    chars_budget,
+    cut_fields,
+    cut_messages,
+    overflow_from,
+)
 from .memory_tasks import MEMORY_TASKS
 from .memory_tasks import decode as decode_memory
+from .output_caps import output_cap
+from .retry import ProviderError
 from .tasks import (
     TASKS,
+    ParseError,
     ToolCall,
     parse_anomaly,
     parse_boundaries,
@@ -37,16 +53,33 @@ class Completion:
     input_tokens: int = 0
     output_tokens: int = 0
     tool_calls: tuple[ToolCall, ...] = ()
+    truncated: bool = False  # the reply stopped at its output cap
+
+
+SEND_ATTEMPTS = 3  # a prompt refused as too long is cut and sent again, at most twice
 
 
 class PromptBackend(Backend):
-    def _complete(self, prompt: str, *, json_mode: bool) -> Completion:
+    # the model's context window in tokens: None until a server refuses a prompt as too long (or set it)
+    context_window: int | None = None
+
+    def _chars_per_token(self, script: str) -> float:
+        """The fewest characters per token seen on this model's prompts of a script ("en" or "zh": Chinese
+        takes about three times the tokens per character), or a cautious guess before any was measured."""
+        return getattr(self, "_ratios", {}).get(script, DEFAULT_CHARS_PER_TOKEN)
+
+    def _measured(self, script: str, chars: int, tokens: int) -> None:
+        if tokens > 0:
+            ratios = self.__dict__.setdefault("_ratios", {})
+            ratios[script] = min(ratios.get(script, chars / tokens), chars / tokens)
+
+    def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} has no text model")
 
     def _embed(self, texts: list[str], *, input_type: str) -> tuple[list[list[float]], int]:
         raise NotImplementedError(f"{type(self).__name__} has no embedding model")
 
-    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any]) -> Completion:
+    def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any], *, max_tokens: int) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} cannot call tools")
 
     def _embed_images(self, images: list[bytes]) -> tuple[list[list[float]], int]:
@@ -59,13 +92,51 @@ class PromptBackend(Backend):
         if task == "embed_image":
             vectors, tokens = self._embed_images([base64.b64decode(i) for i in inputs["images"]])
             return Computed(vectors, tokens, 0)
+        cap = output_cap(task, params)
         if task == "agent_step":
-            reply = self._chat(inputs["messages"], inputs["tools"])
+            tools = inputs["tools"]
+            reply = self._fitted(inputs["messages"], lambda m: len(json.dumps([m, tools], ensure_ascii=False)),
+                                 cut_messages, lambda m: self._chat(m, tools, max_tokens=cap), cap)
             calls = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in reply.tool_calls]
             return Computed({"text": reply.text, "tool_calls": calls}, reply.input_tokens, reply.output_tokens)
         spec = TASKS[task]
-        reply = self._complete(spec.render(**template_fields(task, inputs, params)), json_mode=spec.output == "json")
-        return Computed(_decode(task, reply.text, inputs), reply.input_tokens, reply.output_tokens)
+        reply = self._fitted(template_fields(task, inputs, params), lambda f: len(spec.render(**f)), cut_fields,
+                             lambda f: self._complete(spec.render(**f), json_mode=spec.output == "json",
+                                                      max_tokens=cap), cap)
+        try:
+            value = _decode(task, reply.text, inputs)
+        except ParseError as exc:
+            cut = f" (the reply stopped at its cap of {cap} tokens)" if reply.truncated else ""
+            value = parse_failure(ParseError(task, exc.reason + cut, exc.reply))
+        return Computed(value, reply.input_tokens, reply.output_tokens)
+
+    def _fitted(self, prompt: Any, length: Callable[[Any], int], cut: Callable[[Any, int, int], tuple[Any, int]],
+                send: Callable[[Any], Completion], cap: int) -> Completion:
+        """send(prompt), cut to the context window first when it is known, and cut again when the server
+        refuses it as too long (its error states the window); a cut call counts once in `context_cuts`."""
+        was_cut, script = False, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000])
+        for attempt in range(SEND_ATTEMPTS):
+            if self.context_window:
+                prompt, chars = cut(prompt, length(prompt), chars_budget(self.context_window, cap,
+                                                                         self._chars_per_token(script)))
+                was_cut = was_cut or chars > 0
+            try:
+                reply = send(prompt)
+            except ProviderError as exc:
+                overflow = overflow_from(str(exc))
+                if overflow is None:
+                    raise
+                if attempt == SEND_ATTEMPTS - 1 or overflow.window <= cap:
+                    raise ContextOverflow(f"{exc} (window {overflow.window} tokens, reply cap {cap})",
+                                          overflow.window, overflow.requested) from exc
+                self.context_window = overflow.window
+                self._measured(script, length(prompt), overflow.requested or 0)
+                continue
+            self._measured(script, length(prompt), reply.input_tokens)
+            if was_cut:
+                self.usage.add(self.current_phase, context_cuts=1)
+            return reply
+        raise AssertionError("unreachable")
 
 
 def _decode(task: str, text: str, inputs: dict[str, Any]) -> Any:

@@ -49,11 +49,17 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, TimeoutError | ConnectionError) or "timeout" in name or "connection" in name
 
 
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or "timeout" in type(exc).__name__.lower()
+
+
 def call_with_retries(fn: Callable[[], T], *, what: str, key_hint: str = "", retries: int = 4,
                       base_delay: float = 1.0, max_delay: float = 30.0, seed: int = 0,
-                      sleep: Callable[[float], None] = time.sleep) -> T:
+                      sleep: Callable[[float], None] = time.sleep, retry_timeouts: bool = True) -> T:
     """fn() with up to `retries` retries of transient failures; raises ProviderError / AuthError. Every attempt
-    first waits for its slot of the shared request rate (FILEGRAM_RPM, `ratelimit.shared_limiter`)."""
+    first waits for its slot of the shared request rate (FILEGRAM_RPM, `ratelimit.shared_limiter`).
+    retry_timeouts=False: a timed-out call fails at once (a server that serves one request at a time still
+    works on the abandoned one, so a retry would only queue behind it)."""
     from ..util.ratelimit import shared_limiter
 
     jitter, limiter = random.Random(seed), shared_limiter()
@@ -67,7 +73,7 @@ def call_with_retries(fn: Callable[[], T], *, what: str, key_hint: str = "", ret
             if status in (401, 403):
                 hint = f"; set {key_hint}" if key_hint else ""
                 raise AuthError(f"{what}: the provider refused the API key (HTTP {status}){hint}", status) from exc
-            if not is_transient(exc) or attempt == retries:
+            if not is_transient(exc) or attempt == retries or (is_timeout(exc) and not retry_timeouts):
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise ProviderError(f"{what} failed{tries}: {type(exc).__name__}: {exc}", status) from exc
             sleep(min(max_delay, base_delay * 2 ** attempt) * (0.5 + jitter.random()))

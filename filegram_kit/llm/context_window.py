@@ -1,0 +1,88 @@
+"""Prompts longer than a model's context window: how the window is learnt, and the rule that cuts a prompt to it.
+
+A server that refuses a prompt as too long says so in its error (llama.cpp: "Requested tokens (3012) exceed
+context window of 2048"; vLLM and OpenAI: "maximum context length is 2048 tokens ... you requested 3012
+tokens"). `overflow_from` reads the window and the prompt's size in tokens from that message. The backend then
+cuts and asks once more, and remembers the window, so later prompts are cut before they are sent.
+
+The rule (`cut_fields`): the longest field the template is filled with (the context, the session text, the
+action list) loses its end, so that the prompt fits in the window less the reply's cap; the instructions, the
+question and the options are never cut. The cut is marked in the prompt and counted (`context_cuts` in the
+backend's usage). Characters per token are measured on the refused prompt, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .retry import ProviderError
+
+CUT_MARK = "\n[... {n} characters cut to fit the model's context window ...]"
+SAFETY = 0.9  # aim under the window: a cut changes how the text around it tokenises
+DEFAULT_CHARS_PER_TOKEN = 2.0  # before any prompt was measured (English runs about 4, Chinese about 1.2)
+
+_WINDOW = re.compile(r"(?:context window of|maximum context length is|context length of|n_ctx[= ]+)\s*(\d+)",
+                     re.IGNORECASE)
+# the prompt's own tokens, in the words of llama.cpp, vLLM / llama-cpp-python and OpenAI; the first that matches
+# wins ("you requested 3051 tokens (3031 in the messages, 20 in the completion)": 3031)
+_PROMPT_TOKENS = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"(\d+) in the messages", r"requested tokens \((\d+)\)", r"resulted in (\d+) tokens",
+    r"prompt (?:is|has) (\d+) tokens", r"requested (\d+) tokens"))
+
+
+class ContextOverflow(ProviderError):
+    """A prompt the model's context window cannot hold, even after the cut (or a window too small for the reply)."""
+
+    def __init__(self, message: str, window: int | None = None, requested: int | None = None):
+        super().__init__(message, 400)
+        self.window, self.requested = window, requested
+
+
+@dataclass(frozen=True)
+class Overflow:
+    window: int  # the model's context window, in tokens
+    requested: int | None  # the refused prompt's tokens, when the server says
+
+
+def overflow_from(message: str) -> Overflow | None:
+    """The window (and the prompt's tokens) a server's "too long" error states; None for any other error."""
+    window = _WINDOW.search(message)
+    if window is None:
+        return None
+    found = (pattern.search(message) for pattern in _PROMPT_TOKENS)
+    requested = next((int(m.group(1)) for m in found if m), None)
+    return Overflow(int(window.group(1)), requested)
+
+
+def chars_budget(window: int, reply_cap: int, chars_per_token: float) -> int:
+    """How many characters of prompt fit in the window with room for a reply of `reply_cap` tokens."""
+    return int(max(0, window - reply_cap) * chars_per_token * SAFETY)
+
+
+def cut_fields(fields: dict[str, Any], rendered_length: int, budget: int) -> tuple[dict[str, Any], int]:
+    """(fields with the longest string field cut at its end, characters cut) so the prompt fits `budget`.
+
+    Raises ContextOverflow when the rest of the prompt alone is over the budget."""
+    excess = rendered_length - budget
+    if excess <= 0:
+        return fields, 0
+    name = max((k for k, v in fields.items() if isinstance(v, str)), key=lambda k: len(fields[k]), default=None)
+    if name is None:
+        raise ContextOverflow(f"the prompt is {rendered_length} characters and has no text field to cut")
+    text = fields[name]
+    mark_room = len(CUT_MARK.format(n=len(text))) + 1
+    keep = len(text) - excess - mark_room
+    if keep <= 0:
+        raise ContextOverflow(f"the prompt is {rendered_length} characters; its budget is {budget}, and cutting "
+                              f"all of {name!r} ({len(text)}) is not enough")
+    cut = len(text) - keep
+    return {**fields, name: text[:keep] + CUT_MARK.format(n=cut)}, cut
+
+
+def cut_messages(messages: list[dict[str, Any]], length: int, budget: int) -> tuple[list[dict[str, Any]], int]:
+    """An agent's conversation cut the same way: the longest message content loses its end."""
+    fields = {str(i): m.get("content") for i, m in enumerate(messages) if isinstance(m.get("content"), str)}
+    cut_to, cut = cut_fields(fields, length, budget)
+    return [{**m, "content": cut_to.get(str(i), m.get("content"))} for i, m in enumerate(messages)], cut
