@@ -323,6 +323,31 @@ def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_p
     assert not any(DIMENSIONS[d].describe(persona.tiers[d]) in s for d in DIMENSION_CODES for s in seen)
 
 
+def test_an_llm_act_run_whose_model_call_fails_for_good_ends_unfinished_with_its_error(tmp_path, monkeypatch):
+    """A real small model's window cannot hold a full-context prompt: that run is recorded, KnowAct goes on."""
+    from filegram_kit.llm import get_backend
+    from filegram_kit.llm.context_window import ContextOverflow
+
+    persona, model, calls = get_profile(PERSONA), get_backend("offline"), []
+    step = model.agent_step
+
+    def second_call_overflows(messages, tools):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ContextOverflow("the prompt is 166154 characters; its budget is 1986")
+        return step(messages, tools)
+
+    monkeypatch.setattr(model, "agent_step", second_call_overflows)
+    run = acting.act(persona, get_task("T-05"), tmp_path / "out" / "act" / "llm" / "key", 0, seed=0,
+                     workspaces=tmp_path / "ws", agent="llm", context="## Memory\nnotes", backend=model)
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert summary["error"].startswith("ContextOverflow") and summary["completed"] is False
+    events = json.loads((run / "events.json").read_text(encoding="utf-8"))
+    kinds = [e["event_type"] for e in events]
+    assert kinds.count("iteration_start") == kinds.count("iteration_end") == 2 and kinds[-1] == "session_end"
+    assert acting.act_errors(tmp_path / "out") == {"ContextOverflow": 1}
+
+
 def test_paired_differences_compare_the_same_cases():
     from filegram_kit.knowact.metrics import paired_differences
 

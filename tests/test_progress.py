@@ -47,6 +47,25 @@ def test_the_end_line_is_written_once_when_the_last_update_was_due(monkeypatch):
     assert len(ends) == 1, log.getvalue()
 
 
+def test_a_log_hears_from_a_bar_that_does_not_advance(monkeypatch):
+    """A long ingest or a slow local model answers nothing for minutes: the log still gets a line per interval."""
+    import time
+
+    log, redraws = io.StringIO(), []
+    monkeypatch.setattr("sys.stderr", log)
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.5)
+    with progress.progress_bar(total=4, desc="answering", unit="item") as bar:
+        monkeypatch.setattr(bar, "refresh", lambda *a, real=bar.refresh, **k: redraws.append(1) or real(*a, **k))
+        time.sleep(2.3)  # no update at all
+    lines = log.getvalue().splitlines()
+    elapsed = {line.split(", ")[1] for line in lines}
+    assert len(lines) >= 3 and {"00:00 elapsed", "00:02 elapsed"} <= elapsed, lines
+    assert 3 <= len(redraws) <= 6  # one per interval, not one per look at the clock
+    after = len(log.getvalue().splitlines())
+    time.sleep(1.2)  # a closed bar stays quiet
+    assert len(log.getvalue().splitlines()) == after
+
+
 def test_a_terminal_keeps_tqdm_and_disable_silences(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)

@@ -23,6 +23,13 @@ def cmd_knowact(args: argparse.Namespace) -> int:
                         executor=args.executor, address=args.address)
     print(format_report(cases), end="")
     print(f"{cases.height} cases in {args.out / 'cases.parquet'}; act runs under {args.out / 'act'}")
+    if args.agent == "llm":
+        from ..knowact.act import act_errors
+
+        errors = act_errors(args.out)
+        print(f"LLM act runs that ended on a model error: {sum(errors.values())}"
+              + (f" ({', '.join(f'{k} {n}' for k, n in errors.items())}; each run's summary.json holds its error)"
+                 if errors else ""))
     return 0
 
 

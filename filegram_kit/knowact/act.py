@@ -23,6 +23,7 @@ layout, and what the agent was given in `<key>/given.json`.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,8 @@ from ..engine.llm_agent import LLMAgent
 from ..engine.recorder import Recorder, SimClock
 from ..engine.sandbox import sandboxed_run
 from ..engine.tools import ToolBox
+from ..llm.retry import ProviderError
+from ..llm.tasks import ParseError
 from ..memory.filegramos.calibration import Reading
 from ..traces.schema import DIMENSION_CODES, Profile, Task, Tier
 from ..util import atomic
@@ -110,6 +113,28 @@ class ActingLLMAgent(LLMAgent):
                  recorder: Recorder, clock: SimClock):
         super().__init__(replace(persona, attributes={}), task, backend, tools, recorder, clock)
         self.messages[0] = {"role": "system", "content": act_prompt(persona, context)}
+
+    def run(self) -> dict[str, Any]:
+        """summary.json's content. A model call that fails for good (a prompt the model's window cannot hold, a
+        timeout, a tool call whose arguments do not parse) ends this run unfinished, with the error in the
+        summary (`act_errors` counts them), instead of ending the whole KnowAct run."""
+        try:
+            return super().run()
+        except (ProviderError, ParseError) as exc:  # raised by agent_step, inside an iteration
+            self.recorder.iteration_end()
+            summary = self.recorder.session_end(completed=False)
+            return {**summary, "error": f"{type(exc).__name__}: {exc}"[:500]}
+
+
+def act_errors(root: Path) -> dict[str, int]:
+    """LLM act runs under `root` (a KnowAct output folder) that ended on a model error, by error type."""
+    counts: dict[str, int] = {}
+    for path in sorted(root.glob("act/llm/*/s*/signal/*/summary.json")):
+        error = json.loads(path.read_text(encoding="utf-8")).get("error")
+        if error:
+            kind = error.split(":", 1)[0]
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, seed: int, workspaces: Path,

@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -59,5 +61,21 @@ def progress_bar(iterable: Any = None, *, disable: bool | None = None, total: in
         # miniters grew) stays out, so a log gets one line per interval, not two
         kwargs |= {"file": _Lines(sys.stderr), "mininterval": LOG_EVERY, "miniters": 1,
                    "bar_format": LOG_FORMAT if total else LOG_FORMAT_OPEN, "dynamic_ncols": False}
-        disable = False
+        return _keep_alive(tqdm(iterable, disable=False, total=total, **kwargs))
     return tqdm(iterable, disable=disable, total=total, **kwargs)
+
+
+def _keep_alive(bar: tqdm) -> tqdm:
+    """A log line every LOG_EVERY seconds also while nothing advances (a long ingest, a slow local model):
+    a daemon thread redraws the bar (its elapsed time moves on) until the bar is closed."""
+    def beat() -> None:
+        while True:
+            time.sleep(max(LOG_EVERY / 4, 0.05))
+            if bar.disable:  # closed
+                return
+            if time.time() - bar.last_print_t >= LOG_EVERY:
+                bar.refresh()
+                bar.last_print_t = time.time()  # refresh() leaves it; the next line is due an interval later
+
+    threading.Thread(target=beat, name="progress-heartbeat", daemon=True).start()
+    return bar

@@ -69,13 +69,13 @@ def encode_new(trajs: Sequence[Trajectory], sessions: Sequence[str], backend: Ba
         events = parts.get((temp.id,), frame.clear())
         with backend.metered() as cost:  # remembered with the Engram, replayed when the cache serves it
             eps, failures = episodes(events, session, backend)
-            semantic = semantic_unit(events, session, _diff_reader(traj), backend)
+            semantic, style_failures = semantic_unit(events, session, _diff_reader(traj), backend)
         out.append((Engram(
             trajectory_id=traj.id, session=session, task_id=traj.task_id,
             procedural=fp.get(temp.id, dict.fromkeys(FEATURES, 0.0)), features=ext.get(temp.id, {}),
             semantic=semantic, episodes=tuple(eps), event_count=len(traj.events),
             behavioral_event_count=sum(e.event_type in RETAINED_EVENT_TYPES for e in traj.events),
-            parse_failures=failures), cost.as_dict()))
+            parse_failures=failures + style_failures), cost.as_dict()))
     return out
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from ...llm.tasks import ParseError
 from ...traces.documents import extension
 
 if TYPE_CHECKING:
@@ -120,8 +121,10 @@ def style_sample(previews: list[FilePreview], contents: dict[str, str]) -> str:
     return "\n\n".join(parts)
 
 
-def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: Backend) -> SemanticUnit:
-    """The semantic unit of one session from its events frame (with `content`); `diff_text(ref)` reads a diff."""
+def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: Backend) -> tuple[SemanticUnit, int]:
+    """The semantic unit of one session from its events frame (with `content`); `diff_text(ref)` reads a diff.
+    Also how many backend replies failed to parse: a style description that does not parse leaves the style
+    unknown (as for a session that wrote nothing), and the memory is built all the same."""
     creates = events.filter((pl.col("event_type") == "file_write") & (pl.col("operation") == "create"))
     contents, previews, chunks = {}, [], []
     for row in creates.select("event_id", "file_path", "content").iter_rows(named=True):
@@ -140,11 +143,14 @@ def semantic_unit(events: pl.DataFrame, session: str, diff_text: Any, backend: B
     written = [p for p in previews if contents[p.event_id].strip()]
     prose = [p for p in written if extension(p.file) in PROSE_EXTENSIONS]
     written = prose or written  # the style of a report, not of the CSV or script beside it
-    style = backend.describe_style(style_sample(written, contents)) if written else {}
+    try:
+        style, failures = (backend.describe_style(style_sample(written, contents)) if written else {}), 0
+    except ParseError:
+        style, failures = {}, 1
     return SemanticUnit(
         language=str(style.get("language", "unknown")) if style else "unknown",
         file_types=dict(sorted(Counter(extension(n) or "(none)" for n in names).items())),
         naming=naming_conventions(names),
         filenames=tuple(dict.fromkeys(n.rsplit("/", 1)[-1] for n in names))[:5],
         style=style, previews=tuple(previews), edits=tuple(edits), chunks=tuple(chunks),
-    )
+    ), failures
