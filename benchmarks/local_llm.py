@@ -1,0 +1,149 @@
+"""A real small model through the bench's LLM paths: the local SmolLM2-135M server (`make local-llm`), a few items of
+every sub-track, four methods, then the same run again from the response cache.
+
+    python benchmarks/local_llm.py                  # starts the local server if none runs; about 30-60 minutes
+    python benchmarks/local_llm.py --limit 1 --docs ../docs/backends.md --json local_llm.json
+
+Per sub-track (column) it records what the model did to the pipeline: calls, parse failures (the reply did not
+have the asked shape), prompts cut to the context window, context overflows (too long even after the cut),
+other error rows, seconds per call, and each method's accuracy beside No Context and chance. A 135M model answers
+near chance: the accuracies check the pipeline, they are not results. The rerun must make 0 calls.
+
+The table in docs/backends.md is written by this script from local_llm.json (tests/test_docs.py checks that the
+two agree), never typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from filegram_kit.util.atomic import write_text  # noqa: E402
+
+METHODS = ("no_context", "full_context", "mem0", "filegramos")
+COUNTED = ("calls", "cached", "parse_failures", "context_cuts", "errors", "input_tokens", "output_tokens")
+HEADING = "<!-- local-llm-table: written by benchmarks/local_llm.py from benchmarks/local_llm.json -->"
+END = "<!-- /local-llm-table -->"
+
+
+def item_sets(data: Path, seed: int) -> list[tuple[str, list, Path]]:
+    """(label, items, corpus) for tracks 1-3, File Grounding and Visual Grounding, each from its own setting."""
+    from filegram_kit.bench.file_grounding import build_file_grounding
+    from filegram_kit.bench.generate import build_items_with_report
+    from filegram_kit.bench.visual_grounding import visual_grounding_items
+
+    text = data / "corpus_quick"
+    sets = [("tracks 1-3", build_items_with_report(text, seed=seed)[0], text)]
+    if (data / "corpus_quick_multimodal").is_dir():
+        sets.append(("File Grounding", build_file_grounding(text, seed=seed)[0], data / "corpus_quick_multimodal"))
+    if (data / "corpus_quick_visual").is_dir():
+        sets.append(("Visual Grounding", visual_grounding_items(text, seed=seed), data / "corpus_quick_visual"))
+    return sets
+
+
+def usage(backend) -> dict[str, int]:
+    return {key: backend.usage.total(key) for key in COUNTED}
+
+
+def run(args: argparse.Namespace) -> dict:
+    import os
+
+    from filegram_kit.bench.controls import evaluate_controls
+    from filegram_kit.bench.harness import evaluate, select
+    from filegram_kit.bench.results import load_results
+    from filegram_kit.bench.score import row_points
+    from filegram_kit.llm import get_backend
+    from filegram_kit.llm.cache import ResponseCache
+    from filegram_kit.llm.local_server import MODEL, start
+
+    if not os.environ.get("OPENAI_BASE_URL"):
+        os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{start()}/v1"
+        os.environ["OPENAI_MODEL"] = MODEL["alias"]
+    cache = args.out / "cache"
+    columns = []
+    for label, items, corpus in item_sets(args.data, args.seed):
+        for sub_track in sorted({i.sub_track for i in items}):
+            chosen = select([i for i in items if i.sub_track == sub_track], args.limit)
+            print(f"{sub_track}: {len(chosen)} item(s) x {len(METHODS)} methods from {corpus.name}", flush=True)
+            column = {"sub_track": sub_track, "set": label, "items": len(chosen)}
+            for attempt in ("first", "rerun"):
+                backend = get_backend("openai_compat", cache=ResponseCache(cache, "use"))
+                started = time.perf_counter()
+                frame = evaluate(chosen, corpus, list(METHODS), backend=backend, out=args.out / attempt / sub_track,
+                                 workers=1, executor="thread")
+                column[attempt] = {"seconds": round(time.perf_counter() - started, 1), **usage(backend)}
+            evaluate_controls(chosen, corpus, out=args.out / "first" / sub_track, controls=["chance"])
+            rows = row_points(load_results(args.out / "first" / sub_track))
+            column["accuracy"] = {m: round(float(rows.filter(rows["method"] == m)["points"].mean() or 0.0), 1)
+                                  for m in (*METHODS, "chance")}
+            errors = frame.filter(frame["error"].is_not_null())
+            column["error_rows"] = {kind: int(n) for kind, n in errors.group_by("error").len().iter_rows()}
+            column["context_overflow_rows"] = int(errors["error_message"].str.contains("ContextOverflow").sum())
+            column["rows"] = frame.height
+            columns.append(column)
+            print(f"  {json.dumps(column)}", flush=True)
+    return {"model": MODEL["alias"], "gguf_sha256": MODEL["sha256"], "context_window": MODEL["context_window"],
+            "limit": args.limit, "seed": args.seed, "methods": list(METHODS), "columns": columns}
+
+
+def table(result: dict) -> str:
+    """The markdown table of one run (what docs/backends.md shows)."""
+    head = ("| column | items | calls | parse failures | context cuts | overflows | other errors | s / call | "
+            + " | ".join(m.replace("_", " ") for m in result["methods"]) + " | chance | rerun calls |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for c in result["columns"]:
+        first = c["first"]
+        other = sum(n for kind, n in c["error_rows"].items() if kind != "parse") - c["context_overflow_rows"]
+        per_call = first["seconds"] / first["calls"] if first["calls"] else 0.0
+        scores = " | ".join(f"{c['accuracy'][m]:.1f}" for m in result["methods"])
+        lines.append(f"| {c['sub_track']} | {c['items']} | {first['calls']} | {first['parse_failures']} | "
+                     f"{first['context_cuts']} | {c['context_overflow_rows']} | {other} | {per_call:.1f} | {scores} | "
+                     f"{c['accuracy']['chance']:.1f} | {c['rerun']['calls']} |")
+    return "\n".join(lines) + "\n"
+
+
+def section(result: dict) -> str:
+    return (f"{HEADING}\n{result['model']} (GGUF sha256 {result['gguf_sha256'][:12]}..., a {result['context_window']}"
+            f"-token window), {result['limit']} item(s) per column, seed {result['seed']}; accuracy in points "
+            f"(0-100), a pipeline check, not a result.\n\n{table(result)}{END}\n")
+
+
+def write_docs(path: Path, result: dict) -> None:
+    text = path.read_text(encoding="utf-8")
+    if HEADING in text:
+        before, _, rest = text.partition(HEADING)
+        after = rest.partition(END)[2].lstrip("\n")
+        text = before + section(result) + ("\n" + after if after else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section(result)
+    write_text(path, text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "data", help="holds corpus_quick (+ _multimodal, _visual)")
+    parser.add_argument("--limit", type=int, default=1, help="items per sub-track")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "local-llm" / "eval")
+    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("local_llm.json"))
+    parser.add_argument("--docs", type=Path, default=ROOT / "docs" / "backends.md")
+    parser.add_argument("--render-only", action="store_true", help="rewrite the docs table from --json, run nothing")
+    args = parser.parse_args()
+    if args.render_only:
+        result = json.loads(args.json.read_text(encoding="utf-8"))
+    else:
+        result = run(args)
+        write_text(args.json, json.dumps(result, indent=2) + "\n")
+    write_docs(args.docs, result)
+    print(table(result), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

