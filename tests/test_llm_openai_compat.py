@@ -237,6 +237,22 @@ def test_an_agent_conversation_too_long_for_the_window_loses_the_end_of_its_long
     assert model.usage.total("context_cuts") == 1
 
 
+def test_a_long_agent_conversation_loses_its_oldest_turns_first_and_never_an_orphan_tool_answer(server):
+    too_long = {"error": {"message": "Requested tokens (2400) exceed context window of 2048"}}
+    server.reply(CHAT, too_long, status=400)
+    server.reply(CHAT, chat("Done."))
+    messages = [{"role": "system", "content": "You are careful."}, {"role": "user", "content": "Tidy the folder."}]
+    for turn in range(30):
+        messages += [{"role": "assistant", "content": "", "tool_calls": [
+                          {"name": "read", "arguments": {"file_path": f"f{turn}.md"}, "id": f"c{turn}"}]},
+                     {"role": "tool", "tool_call_id": f"c{turn}", "content": f"contents of file {turn} " * 8}]
+    backend(server).agent_step(messages, TOOL_SPECS)
+    sent = server.requests[1].json["messages"]
+    assert [m["content"] for m in sent[:2]] == ["You are careful.", "Tidy the folder."]
+    assert sent[2]["role"] == "assistant" and 4 < len(sent) < len(messages)  # whole turns, the latest ones
+    assert sent[-1]["content"] == messages[-1]["content"] and "characters cut" not in json.dumps(sent)
+
+
 def test_a_window_too_small_for_the_question_itself_is_a_context_overflow(server):
     too_long = {"error": {"message": "Requested tokens (900) exceed context window of 80"}}
     server.reply(CHAT, too_long, status=400, times=3)
@@ -307,12 +323,23 @@ def test_an_agent_step_turns_tool_calls_into_typed_calls_and_the_conversation_in
     assert model.usage.total("input_tokens") == 11 + 300
 
 
-def test_malformed_tool_arguments_are_a_counted_parse_failure(server):
-    server.reply(CHAT, chat(None, [("call_a", "read", '{"file_path": "a.md"')]))
+def test_malformed_tool_arguments_are_a_counted_parse_failure_the_tool_refuses(server, tmp_path):
+    """A small model's call whose arguments are not JSON goes to the tool as it came, which refuses it as bad
+    parameters (the agent sees that and goes on); tolerant JSON (single quotes) still parses."""
+    from filegram_kit.engine.recorder import Recorder, SimClock
+    from filegram_kit.engine.tools import ToolBox
+
+    server.reply(CHAT, chat(None, [("call_a", "read", '{"file_path": "a.md"'),
+                                   ("call_b", "ls", "{'path': '.'}")]))
     model = backend(server)
-    with pytest.raises(ParseError, match="read"):
-        model.agent_step([{"role": "user", "content": "go"}], TOOL_SPECS)
+    step = model.agent_step([{"role": "user", "content": "go"}], TOOL_SPECS)
+    assert [c.arguments for c in step.tool_calls] == [{"unparsed_arguments": '{"file_path": "a.md"'}, {"path": "."}]
     assert model.usage.total("parse_failures") == 1
+    clock = SimClock(0.0)
+    recorder = Recorder(root=tmp_path, trajectory_id="t", profile_id="p", clock=clock,
+                        rng=np.random.default_rng(0), media=tmp_path / "media")
+    result = ToolBox(tmp_path, recorder, clock, np.random.default_rng(0)).call("read", **step.tool_calls[0].arguments)
+    assert not result.ok and result.error_type == "invalid_parameters"
 
 
 def test_embeddings_come_back_unit_length_in_input_order(server):

@@ -206,3 +206,18 @@ def test_paid_backends_get_the_default_cache_and_free_ones_none(tmp_path, monkey
     assert get_backend("counting-paid").cache.root == tmp_path
     assert get_backend("counting-paid", cache=None).cache is None
     assert get_backend("offline").cache is None
+
+
+def test_errors_cross_a_process_pool_whole():
+    """An engine or bench worker that raises one of these must not break the pool (BrokenProcessPool)."""
+    import pickle
+
+    from filegram_kit.llm.context_window import ContextOverflow
+    from filegram_kit.llm.retry import ProviderError
+
+    parse = pickle.loads(pickle.dumps(ParseError("agent_step", "not JSON", "{'a'")))
+    assert (parse.task, parse.reason, parse.reply) == ("agent_step", "not JSON", "{'a'")
+    provider = pickle.loads(pickle.dumps(ProviderError("refused", 422)))
+    assert (str(provider), provider.status) == ("refused", 422)
+    overflow = pickle.loads(pickle.dumps(ContextOverflow("too long", 4096, 5000)))
+    assert (overflow.window, overflow.requested, overflow.status) == (4096, 5000, 400)

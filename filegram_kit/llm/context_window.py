@@ -7,13 +7,16 @@ cuts and asks once more, and remembers the window, so later prompts are cut befo
 
 The rule (`cut_fields`): the longest field the template is filled with (the context, the session text, the
 action list) loses its end, so that the prompt fits in the window less the reply's cap; the instructions, the
-question and the options are never cut. The cut is marked in the prompt and counted (`context_cuts` in the
-backend's usage). Characters per token are measured on the refused prompt, not guessed.
+question and the options are never cut. An agent's conversation (`cut_messages`) first loses its oldest turns
+after the system and task messages, then, if need be, the end of its longest message. The cut is marked in
+the prompt and counted (`context_cuts` in the backend's usage). Characters per token are measured on the
+model's own prompts (the refused one included), not guessed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +42,9 @@ class ContextOverflow(ProviderError):
         super().__init__(message, 400)
         self.window, self.requested = window, requested
 
+    def __reduce__(self):
+        return type(self), (str(self), self.window, self.requested)
+
 
 @dataclass(frozen=True)
 class Overflow:
@@ -61,10 +67,11 @@ def chars_budget(window: int, reply_cap: int, chars_per_token: float) -> int:
     return int(max(0, window - reply_cap) * chars_per_token * SAFETY)
 
 
-def cut_fields(fields: dict[str, Any], rendered_length: int, budget: int) -> tuple[dict[str, Any], int]:
-    """(fields with the longest string field cut at its end, characters cut) so the prompt fits `budget`.
-
-    Raises ContextOverflow when the rest of the prompt alone is over the budget."""
+def cut_fields(fields: dict[str, Any], length: Callable[[dict[str, Any]], int],
+               budget: int) -> tuple[dict[str, Any], int]:
+    """(fields with the longest string field cut at its end, characters cut) so the prompt (`length(fields)`
+    characters) fits `budget`. Raises ContextOverflow when the rest of the prompt alone is over the budget."""
+    rendered_length = length(fields)
     excess = rendered_length - budget
     if excess <= 0:
         return fields, 0
@@ -81,8 +88,30 @@ def cut_fields(fields: dict[str, Any], rendered_length: int, budget: int) -> tup
     return {**fields, name: text[:keep] + CUT_MARK.format(n=cut)}, cut
 
 
-def cut_messages(messages: list[dict[str, Any]], length: int, budget: int) -> tuple[list[dict[str, Any]], int]:
-    """An agent's conversation cut the same way: the longest message content loses its end."""
-    fields = {str(i): m.get("content") for i, m in enumerate(messages) if isinstance(m.get("content"), str)}
-    cut_to, cut = cut_fields(fields, length, budget)
-    return [{**m, "content": cut_to.get(str(i), m.get("content"))} for i, m in enumerate(messages)], cut
+def cut_messages(messages: list[dict[str, Any]], length: Callable[[list[dict[str, Any]]], int],
+                 budget: int) -> tuple[list[dict[str, Any]], int]:
+    """An agent's conversation cut to `budget`, as agent harnesses compact one: the system and task messages
+    stay, the oldest turns after them go (never leaving a tool's answer whose call went), and when the
+    latest turn alone is still too long, its longest message loses its end (as `cut_fields`)."""
+    if length(messages) <= budget:
+        return messages, 0
+    head, tail = messages[:2], messages[2:]
+    while tail and length(head + tail) > budget:
+        tail = tail[1:]
+        while tail and tail[0].get("role") == "tool":
+            tail = tail[1:]
+    if not tail and messages[2:]:
+        tail = messages[-1:] if messages[-1].get("role") != "tool" else _last_turn(messages)
+    kept = head + tail
+    dropped = sum(len(str(m.get("content") or "")) for m in messages) - sum(len(str(m.get("content") or ""))
+                                                                          for m in kept)
+    fields = {str(i): m.get("content") for i, m in enumerate(kept) if isinstance(m.get("content"), str)}
+    cut_to, cut = cut_fields(fields, lambda f: length([{**m, "content": f.get(str(i), m.get("content"))}
+                                                       for i, m in enumerate(kept)]), budget)
+    return [{**m, "content": cut_to.get(str(i), m.get("content"))} for i, m in enumerate(kept)], dropped + cut
+
+
+def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last assistant message with the tool answers that follow it."""
+    start = max((i for i, m in enumerate(messages) if m.get("role") == "assistant" and i >= 2), default=len(messages))
+    return messages[start:]

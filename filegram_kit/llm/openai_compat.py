@@ -38,7 +38,7 @@ import openai
 from .config import backend_settings
 from .prompting import Completion, PromptBackend
 from .retry import AuthError, ProviderError, call_with_retries
-from .tasks import ParseError, ToolCall
+from .tasks import ParseError, ToolCall, parse_json
 
 EMBED_BATCH = 512
 OFFLINE_EMBEDDER = "offline"
@@ -123,9 +123,12 @@ class OpenAICompatBackend(PromptBackend):
                                 f"{str(reply)[:200]!r}")
         usage = getattr(reply, "usage", None)
         message = choices[0].message
+        calls = tuple(_tool_call(c) for c in message.tool_calls or ())
+        malformed = sum(UNPARSED in c.arguments for c in calls)
+        if malformed:
+            self.usage.add(self.current_phase, parse_failures=malformed)
         return Completion(message.content or "", int(getattr(usage, "prompt_tokens", 0) or 0),
-                          int(getattr(usage, "completion_tokens", 0) or 0),
-                          tuple(_tool_call(c) for c in message.tool_calls or ()),
+                          int(getattr(usage, "completion_tokens", 0) or 0), calls,
                           truncated=getattr(choices[0], "finish_reason", None) == "length")
 
     def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
@@ -136,7 +139,8 @@ class OpenAICompatBackend(PromptBackend):
 
     def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any], *, max_tokens: int) -> Completion:
         request: dict[str, Any] = {"messages": [_openai_message(m) for m in messages], self._cap_field: max_tokens}
-        if tools:
+        if tools:  # "auto" said outright: llama-cpp-python's function-calling formats show the tools only then
+            request["tool_choice"] = "auto"
             request["tools"] = [{"type": "function", "function": {
                 "name": name, "description": spec.get("description", ""),
                 "parameters": spec.get("parameters", {"type": "object", "properties": {}})}}
@@ -201,16 +205,21 @@ def _openai_message(m: Mapping[str, Any]) -> dict[str, Any]:
         calls = [c if "function" in c else {"id": c.get("id", ""), "type": "function", "function": {
             "name": c["name"], "arguments": json.dumps(c.get("arguments", {}), ensure_ascii=False)}}
             for c in m["tool_calls"]]
-        return {"role": "assistant", "content": m.get("content") or None, "tool_calls": calls}
+        # "" rather than null: llama-cpp-python's server refuses an assistant turn whose content is not a string
+        return {"role": "assistant", "content": m.get("content") or "", "tool_calls": calls}
     return {"role": role, "content": m.get("content", "")}
 
 
+UNPARSED = "unparsed_arguments"
+
+
 def _tool_call(call: Any) -> ToolCall:
+    """A typed tool call. Arguments that are not a JSON object (even read tolerantly) are passed on as
+    {UNPARSED: raw}: the tool refuses them as bad parameters and the agent sees that, as a model's malformed
+    call goes in any agent harness, instead of the whole run failing."""
     name, raw = call.function.name, call.function.arguments or "{}"
     try:
-        arguments = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ParseError("agent_step", f"arguments of tool {name!r} are not JSON ({exc.msg})", raw) from None
-    if not isinstance(arguments, dict):
-        raise ParseError("agent_step", f"arguments of tool {name!r} are not a JSON object", raw)
-    return ToolCall(name, arguments, call.id or "")
+        arguments = parse_json("agent_step", raw)
+    except ParseError:
+        arguments = None
+    return ToolCall(name, arguments if isinstance(arguments, dict) else {UNPARSED: raw}, call.id or "")

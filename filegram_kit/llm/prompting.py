@@ -57,21 +57,25 @@ class Completion:
 
 
 SEND_ATTEMPTS = 3  # a prompt refused as too long is cut and sent again, at most twice
+# after a refusal, each token over the window costs this many characters of the cut text: more than the cut text
+# holds per token (English about 4), so one retry fits even when the server's template adds many tokens (an
+# agent's tool descriptions) that the measured characters-per-token ratio spreads over the whole prompt
+CUT_CHARS_PER_TOKEN = 4.5
 
 
 class PromptBackend(Backend):
     # the model's context window in tokens: None until a server refuses a prompt as too long (or set it)
     context_window: int | None = None
 
-    def _chars_per_token(self, script: str) -> float:
-        """The fewest characters per token seen on this model's prompts of a script ("en" or "zh": Chinese
-        takes about three times the tokens per character), or a cautious guess before any was measured."""
-        return getattr(self, "_ratios", {}).get(script, DEFAULT_CHARS_PER_TOKEN)
+    def _chars_per_token(self, kind: tuple[str, str]) -> float:
+        """Characters per token on this model's last prompt of a kind (task, script: Chinese takes about three
+        times the tokens per character, and an agent's tools add tokens the server's template writes), or a
+        cautious guess before any was measured. Too high a guess costs one refusal, which measures exactly."""
+        return getattr(self, "_ratios", {}).get(kind, DEFAULT_CHARS_PER_TOKEN)
 
-    def _measured(self, script: str, chars: int, tokens: int) -> None:
+    def _measured(self, kind: tuple[str, str], chars: int, tokens: int) -> None:
         if tokens > 0:
-            ratios = self.__dict__.setdefault("_ratios", {})
-            ratios[script] = min(ratios.get(script, chars / tokens), chars / tokens)
+            self.__dict__.setdefault("_ratios", {})[kind] = chars / tokens
 
     def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} has no text model")
@@ -95,12 +99,12 @@ class PromptBackend(Backend):
         cap = output_cap(task, params)
         if task == "agent_step":
             tools = inputs["tools"]
-            reply = self._fitted(inputs["messages"], lambda m: len(json.dumps([m, tools], ensure_ascii=False)),
+            reply = self._fitted(task, inputs["messages"], lambda m: len(json.dumps([m, tools], ensure_ascii=False)),
                                  cut_messages, lambda m: self._chat(m, tools, max_tokens=cap), cap)
             calls = [{"name": c.name, "arguments": c.arguments, "id": c.id} for c in reply.tool_calls]
             return Computed({"text": reply.text, "tool_calls": calls}, reply.input_tokens, reply.output_tokens)
         spec = TASKS[task]
-        reply = self._fitted(template_fields(task, inputs, params), lambda f: len(spec.render(**f)), cut_fields,
+        reply = self._fitted(task, template_fields(task, inputs, params), lambda f: len(spec.render(**f)), cut_fields,
                              lambda f: self._complete(spec.render(**f), json_mode=spec.output == "json",
                                                       max_tokens=cap), cap)
         try:
@@ -110,15 +114,17 @@ class PromptBackend(Backend):
             value = parse_failure(ParseError(task, exc.reason + cut, exc.reply))
         return Computed(value, reply.input_tokens, reply.output_tokens)
 
-    def _fitted(self, prompt: Any, length: Callable[[Any], int], cut: Callable[[Any, int, int], tuple[Any, int]],
+    def _fitted(self, task: str, prompt: Any, length: Callable[[Any], int],
+                cut: Callable[[Any, Callable[[Any], int], int], tuple[Any, int]],
                 send: Callable[[Any], Completion], cap: int) -> Completion:
         """send(prompt), cut to the context window first when it is known, and cut again when the server
         refuses it as too long (its error states the window); a cut call counts once in `context_cuts`."""
-        was_cut, script = False, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000])
+        was_cut, budget = False, None
+        kind = (task, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000]))
         for attempt in range(SEND_ATTEMPTS):
             if self.context_window:
-                prompt, chars = cut(prompt, length(prompt), chars_budget(self.context_window, cap,
-                                                                         self._chars_per_token(script)))
+                fits = chars_budget(self.context_window, cap, self._chars_per_token(kind))
+                prompt, chars = cut(prompt, length, fits if budget is None else min(budget, fits))
                 was_cut = was_cut or chars > 0
             try:
                 reply = send(prompt)
@@ -130,9 +136,12 @@ class PromptBackend(Backend):
                     raise ContextOverflow(f"{exc} (window {overflow.window} tokens, reply cap {cap})",
                                           overflow.window, overflow.requested) from exc
                 self.context_window = overflow.window
-                self._measured(script, length(prompt), overflow.requested or 0)
+                self._measured(kind, length(prompt), overflow.requested or 0)
+                if overflow.requested:  # cut the excess, counted at CUT_CHARS_PER_TOKEN: enough whatever the
+                    excess = overflow.requested - (overflow.window - cap)  # template adds to the prompt
+                    budget = length(prompt) - int(excess * max(CUT_CHARS_PER_TOKEN, self._chars_per_token(kind)))
                 continue
-            self._measured(script, length(prompt), reply.input_tokens)
+            self._measured(kind, length(prompt), reply.input_tokens)
             if was_cut:
                 self.usage.add(self.current_phase, context_cuts=1)
             return reply

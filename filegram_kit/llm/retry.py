@@ -24,6 +24,9 @@ class ProviderError(RuntimeError):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):  # keeps the status across a process pool
+        return type(self), (str(self), self.status)
+
 
 class AuthError(ProviderError):
     """A missing, wrong or unauthorised API key."""

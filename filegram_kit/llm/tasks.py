@@ -31,6 +31,9 @@ class ParseError(ValueError):
         super().__init__(f"{task}: {reason}; reply began {reply[:160]!r}")
         self.task, self.reason, self.reply = task, reason, reply
 
+    def __reduce__(self):  # whole across a process pool (an engine or bench worker raising it)
+        return type(self), (self.task, self.reason, self.reply)
+
 
 @dataclass(frozen=True)
 class McqAnswer:
