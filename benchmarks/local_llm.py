@@ -1,7 +1,7 @@
 """A real small model through the bench's LLM paths: the local SmolLM2-135M server (`make local-llm`), a few items of
 every sub-track, four methods, then the same run again from the response cache.
 
-    python benchmarks/local_llm.py                  # starts the local server if none runs; about 30-60 minutes
+    python benchmarks/local_llm.py                  # starts the local server if none runs; over an hour on 2 cores
     python benchmarks/local_llm.py --limit 1 --docs ../docs/backends.md --json local_llm.json
 
 Per sub-track (column) it records what the model did to the pipeline: calls, parse failures (the reply did not
@@ -9,8 +9,8 @@ have the asked shape), prompts cut to the context window, context overflows (too
 other error rows, seconds per call, and each method's accuracy beside No Context and chance. A 135M model answers
 near chance: the accuracies check the pipeline, they are not results. The rerun must make 0 calls.
 
-The table in docs/backends.md is written by this script from local_llm.json (tests/test_docs.py checks that the
-two agree), never typed.
+The table in docs/backends.md is written by this script from local_llm.json (`--render-only` rewrites it from the
+JSON alone), never typed.
 """
 
 from __future__ import annotations
