@@ -253,6 +253,59 @@ def test_a_long_agent_conversation_loses_its_oldest_turns_first_and_never_an_orp
     assert sent[-1]["content"] == messages[-1]["content"] and "characters cut" not in json.dumps(sent)
 
 
+class Tokenizer:
+    """A server that counts a prompt as `overhead` tokens (its chat template, the tools) plus one token per
+    `chars_per_token` characters of the messages, and refuses, as llama.cpp does, what its window cannot hold."""
+
+    def __init__(self, window: int, chars_per_token: float, overhead: int, reply: str = '{"answer": "A"}'):
+        self.window, self.chars_per_token, self.overhead, self.reply = window, chars_per_token, overhead, reply
+        self.statuses: list[int] = []
+
+    def __call__(self, request):
+        chars = sum(len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
+                    for m in request.json["messages"])
+        tokens = self.overhead + int(chars / self.chars_per_token)
+        self.statuses.append(400 if tokens + request.json["max_tokens"] > self.window else 200)
+        if self.statuses[-1] == 400:
+            return 400, {"error": {"message": f"Requested tokens ({tokens}) exceed context window of {self.window}"}}
+        return 200, chat(self.reply, usage=(tokens, 3))
+
+
+def test_a_long_context_of_few_characters_a_token_is_cut_to_fit_at_the_first_resend(server):
+    """Text of 2.8 characters a token, six windows long: the refusal's own count says how much to cut (a fixed
+    4.5 characters a token once cut more than the whole context and failed the row)."""
+    server.reply(CHAT, tokenizer := Tokenizer(window=4096, chars_per_token=2.8, overhead=30), times=4)
+    model = backend(server)
+    context = "2026-03-01 write notes/a.md +12 lines; " * 1800  # 70,200 characters, about 25,000 tokens
+    assert model.answer_mcq("Where do notes go?", ["notes/", "drafts/"], context).letter == "A"
+    assert tokenizer.statuses == [400, 200]
+    assert model.usage.total("context_cuts") == 1
+    kept = len(server.requests[1].json["messages"][0]["content"])
+    assert kept > 0.8 * 0.9 * (4096 - output_cap("answer_mcq", {})) * 2.8  # cut to the window, not far below it
+
+
+def test_an_agent_whose_tools_take_much_of_the_window_fits_after_a_second_refusal_and_from_then_on_at_once(server):
+    """The template writes the tools out at 2,400 of 4,096 tokens, far more than their JSON's characters show:
+    a cut by the refused prompt's ratio is too little (twice: the third send would fail the step); the second
+    refusal gives the overhead, and the third send fits."""
+    server.reply(CHAT, tokenizer := Tokenizer(window=4096, chars_per_token=3.5, overhead=2400, reply="Done."), times=6)
+    model = backend(server)
+
+    def conversation(turns: int) -> list[dict]:
+        messages = [{"role": "system", "content": "You are careful."}, {"role": "user", "content": "Tidy up."}]
+        for turn in range(turns):
+            messages += [{"role": "assistant", "content": "", "tool_calls": [
+                             {"name": "read", "arguments": {"file_path": f"f{turn}.md"}, "id": f"c{turn}"}]},
+                         {"role": "tool", "tool_call_id": f"c{turn}", "content": f"line {turn} of a file. " * 30}]
+        return messages
+
+    assert model.agent_step(conversation(60), TOOL_SPECS).done
+    assert tokenizer.statuses == [400, 400, 200]
+    assert model.agent_step(conversation(80), TOOL_SPECS).done  # the overhead is known: cut before it is sent
+    assert tokenizer.statuses[3:] == [200]
+    assert model.usage.total("context_cuts") == 2
+
+
 def test_a_window_too_small_for_the_question_itself_is_a_context_overflow(server):
     too_long = {"error": {"message": "Requested tokens (900) exceed context window of 80"}}
     server.reply(CHAT, too_long, status=400, times=3)
@@ -393,3 +446,17 @@ def test_a_cached_rerun_makes_zero_http_requests_and_servers_do_not_share_answer
         with pytest.raises(CacheMiss):
             backend(other, cache=ResponseCache(tmp_path, "replay")).summarize("long text")
         assert other.requests == []
+
+
+def test_two_prompt_sizes_that_fit_no_physical_line_fall_back_to_the_latest_ratio():
+    from filegram_kit.llm.context_window import PromptSizes, chars_budget
+
+    sizes = PromptSizes([])
+    sizes.add(1000, 200)
+    sizes.add(10_000, 2500)  # fewer characters a token on the longer prompt: the line has a negative overhead
+    assert sizes.affine() is None and sizes.budget(4096, 64) == chars_budget(4096, 64, 4.0)
+    sizes.add(10_200, 2000)  # within DISTINCT of the latest: it replaces it, and the line through both is physical
+    assert sizes.seen == [(1000, 200), (10_200, 2000)]
+    overhead, ratio = sizes.affine()
+    assert ratio == pytest.approx(9200 / 1800) and overhead == pytest.approx(200 - 1000 * 1800 / 9200)
+    assert sizes.budget(4096, 64) == int((4032 * 0.9 - overhead) * ratio)

@@ -9,8 +9,9 @@ The rule (`cut_fields`): the longest field the template is filled with (the cont
 action list) loses its end, so that the prompt fits in the window less the reply's cap; the instructions, the
 question and the options are never cut. An agent's conversation (`cut_messages`) first loses its oldest turns
 after the system and task messages, then, if need be, the end of its longest message. The cut is marked in
-the prompt and counted (`context_cuts` in the backend's usage). Characters per token are measured on the
-model's own prompts (the refused one included), not guessed.
+the prompt and counted (`context_cuts` in the backend's usage). How many characters fit is learnt from the
+model's own token counts (`PromptSizes`: the refused prompts included), not guessed: a refused prompt is cut in
+proportion to what the window allows, and a second refusal fits the template's fixed overhead as well.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from .retry import ProviderError
 CUT_MARK = "\n[... {n} characters cut to fit the model's context window ...]"
 SAFETY = 0.9  # aim under the window: a cut changes how the text around it tokenises
 DEFAULT_CHARS_PER_TOKEN = 2.0  # before any prompt was measured (English runs about 4, Chinese about 1.2)
+CHARS_PER_TOKEN_RANGE = (0.5, 12.0)  # what a tokenizer can give; a fit outside it is noise between two prompts
+DISTINCT = 0.05  # two measurements this close in length fit no line: the later replaces the earlier
 
 _WINDOW = re.compile(r"(?:context window of|maximum context length is|context length of|n_ctx[= ]+)\s*(\d+)",
                      re.IGNORECASE)
@@ -65,6 +68,44 @@ def overflow_from(message: str) -> Overflow | None:
 def chars_budget(window: int, reply_cap: int, chars_per_token: float) -> int:
     """How many characters of prompt fit in the window with room for a reply of `reply_cap` tokens."""
     return int(max(0, window - reply_cap) * chars_per_token * SAFETY)
+
+
+@dataclass
+class PromptSizes:
+    """A model's prompt tokens as a function of the prompt's characters, for one kind of prompt (task and
+    script), learnt from the model's own counts: tokens = overhead + characters / characters-per-token.
+
+    One measurement gives a ratio through zero. Two of different lengths (a refused prompt and its cut, say)
+    also give the overhead: tokens the server's template adds that the characters do not show (an agent's tool
+    descriptions), which a ratio alone spreads over the whole prompt and so cuts too little. A fit that is not
+    physical (no overhead below zero, no ratio outside CHARS_PER_TOKEN_RANGE) falls back to the ratio."""
+
+    seen: list[tuple[int, int]]  # (characters, tokens): the two latest measurements of different lengths
+
+    def add(self, chars: int, tokens: int) -> None:
+        if tokens > 0 and chars > 0:
+            self.seen = [s for s in self.seen if abs(s[0] - chars) > chars * DISTINCT][-1:] + [(chars, tokens)]
+
+    def chars_per_token(self) -> float:
+        return self.seen[-1][0] / self.seen[-1][1] if self.seen else DEFAULT_CHARS_PER_TOKEN
+
+    def affine(self) -> tuple[float, float] | None:
+        """(overhead tokens, characters per token) through the two measurements, or None."""
+        if len(self.seen) < 2 or self.seen[0][1] == self.seen[1][1]:
+            return None
+        (c1, t1), (c2, t2) = self.seen
+        ratio = (c1 - c2) / (t1 - t2)
+        overhead = t2 - c2 / ratio if ratio > 0 else -1.0
+        low, high = CHARS_PER_TOKEN_RANGE
+        return (overhead, ratio) if low <= ratio <= high and 0 <= overhead < min(t1, t2) else None
+
+    def budget(self, window: int, reply_cap: int) -> int:
+        """Characters of prompt that fit the window with room for the reply (SAFETY of it)."""
+        fit = self.affine()
+        if fit is None:
+            return chars_budget(window, reply_cap, self.chars_per_token())
+        overhead, ratio = fit
+        return int(max(0.0, max(0, window - reply_cap) * SAFETY - overhead) * ratio)
 
 
 def cut_fields(fields: dict[str, Any], length: Callable[[dict[str, Any]], int],

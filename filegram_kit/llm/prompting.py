@@ -18,14 +18,7 @@ from typing import Any
 
 from ..util.cjk import language
 from .base import Backend, Computed, parse_failure
-from .context_window import (
-    DEFAULT_CHARS_PER_TOKEN,
-    ContextOverflow,
-    chars_budget,
-    cut_fields,
-    cut_messages,
-    overflow_from,
-)
+from .context_window import ContextOverflow, PromptSizes, cut_fields, cut_messages, overflow_from
 from .memory_tasks import MEMORY_TASKS
 from .memory_tasks import decode as decode_memory
 from .output_caps import output_cap
@@ -57,25 +50,16 @@ class Completion:
 
 
 SEND_ATTEMPTS = 3  # a prompt refused as too long is cut and sent again, at most twice
-# after a refusal, each token over the window costs this many characters of the cut text: more than the cut text
-# holds per token (English about 4), so one retry fits even when the server's template adds many tokens (an
-# agent's tool descriptions) that the measured characters-per-token ratio spreads over the whole prompt
-CUT_CHARS_PER_TOKEN = 4.5
 
 
 class PromptBackend(Backend):
     # the model's context window in tokens: None until a server refuses a prompt as too long (or set it)
     context_window: int | None = None
 
-    def _chars_per_token(self, kind: tuple[str, str]) -> float:
-        """Characters per token on this model's last prompt of a kind (task, script: Chinese takes about three
-        times the tokens per character, and an agent's tools add tokens the server's template writes), or a
-        cautious guess before any was measured. Too high a guess costs one refusal, which measures exactly."""
-        return getattr(self, "_ratios", {}).get(kind, DEFAULT_CHARS_PER_TOKEN)
-
-    def _measured(self, kind: tuple[str, str], chars: int, tokens: int) -> None:
-        if tokens > 0:
-            self.__dict__.setdefault("_ratios", {})[kind] = chars / tokens
+    def _prompt_sizes(self, kind: tuple[str, str]) -> PromptSizes:
+        """What this model's prompts of a kind (task, script: Chinese takes about three times the tokens per
+        character, and an agent's tools add tokens the server's template writes) measured in tokens so far."""
+        return self.__dict__.setdefault("_sizes", {}).setdefault(kind, PromptSizes([]))
 
     def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} has no text model")
@@ -118,16 +102,16 @@ class PromptBackend(Backend):
                 cut: Callable[[Any, Callable[[Any], int], int], tuple[Any, int]],
                 send: Callable[[Any], Completion], cap: int) -> Completion:
         """send(prompt), cut to the context window first when it is known, and cut again when the server
-        refuses it as too long (its error states the window); a cut call counts once in `context_cuts`."""
-        was_cut, budget = False, None
-        kind = (task, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000]))
+        refuses it as too long (its error states the window and the prompt's tokens, which the next cut learns
+        from); each cut starts from the whole prompt; a cut call counts once in `context_cuts`."""
+        was_cut, sent = False, prompt
+        sizes = self._prompt_sizes((task, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000])))
         for attempt in range(SEND_ATTEMPTS):
             if self.context_window:
-                fits = chars_budget(self.context_window, cap, self._chars_per_token(kind))
-                prompt, chars = cut(prompt, length, fits if budget is None else min(budget, fits))
+                sent, chars = cut(prompt, length, sizes.budget(self.context_window, cap))
                 was_cut = was_cut or chars > 0
             try:
-                reply = send(prompt)
+                reply = send(sent)
             except ProviderError as exc:
                 overflow = overflow_from(str(exc))
                 if overflow is None:
@@ -136,12 +120,9 @@ class PromptBackend(Backend):
                     raise ContextOverflow(f"{exc} (window {overflow.window} tokens, reply cap {cap})",
                                           overflow.window, overflow.requested) from exc
                 self.context_window = overflow.window
-                self._measured(kind, length(prompt), overflow.requested or 0)
-                if overflow.requested:  # cut the excess, counted at CUT_CHARS_PER_TOKEN: enough whatever the
-                    excess = overflow.requested - (overflow.window - cap)  # template adds to the prompt
-                    budget = length(prompt) - int(excess * max(CUT_CHARS_PER_TOKEN, self._chars_per_token(kind)))
+                sizes.add(length(sent), overflow.requested or 0)
                 continue
-            self._measured(kind, length(prompt), reply.input_tokens)
+            sizes.add(length(sent), reply.input_tokens)
             if was_cut:
                 self.usage.add(self.current_phase, context_cuts=1)
             return reply
