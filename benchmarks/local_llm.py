@@ -72,12 +72,16 @@ def run(args: argparse.Namespace) -> dict:
             chosen = select([i for i in items if i.sub_track == sub_track], args.limit)
             print(f"{sub_track}: {len(chosen)} item(s) x {len(METHODS)} methods from {corpus.name}", flush=True)
             column = {"sub_track": sub_track, "set": label, "items": len(chosen)}
+            frames = {}
             for attempt in ("first", "rerun"):
                 backend = get_backend("openai_compat", cache=ResponseCache(cache, "use"))
                 started = time.perf_counter()
-                frame = evaluate(chosen, corpus, list(METHODS), backend=backend, out=args.out / attempt / sub_track,
-                                 workers=1, executor="thread")
+                frames[attempt] = evaluate(chosen, corpus, list(METHODS), backend=backend,
+                                           out=args.out / attempt / sub_track, workers=1, executor="thread")
                 column[attempt] = {"seconds": round(time.perf_counter() - started, 1), **usage(backend)}
+            frame = frames["first"]  # what the model did; the rerun only shows what the cache kept
+            column["rerun_rows_equal"] = frames["rerun"].select("method", "question_id", "answer", "score", "error") \
+                .equals(frame.select("method", "question_id", "answer", "score", "error"))
             evaluate_controls(chosen, corpus, out=args.out / "first" / sub_track, controls=["chance"])
             rows = row_points(load_results(args.out / "first" / sub_track))
             column["accuracy"] = {m: round(float(rows.filter(rows["method"] == m)["points"].mean() or 0.0), 1)

@@ -13,9 +13,11 @@ with app.setup:
     from filegram_kit.engine import build_corpus
     from filegram_kit.llm import get_backend
     from filegram_kit.memory import get_memory
-    from filegram_kit.notebook_args import smoke_mode  # noqa: F401 (in Jupyter: marimo's outputs shown there too)
+    from filegram_kit.notebook_args import cli_args, smoke_mode  # noqa: F401 (in Jupyter: marimo's outputs there too)
 
-    WORK, BACKEND = tempfile.TemporaryDirectory(prefix="filegram-tour-").name, get_backend("offline")
+    # `python notebooks/00_tour.py -- --backend openai_compat` (a local server: docs/backends.md) reads with a model
+    WORK, BACKEND = tempfile.TemporaryDirectory(prefix="filegram-tour-").name, get_backend(
+        str(cli_args().get("backend") or "offline"))
 
 
 @app.cell
@@ -44,9 +46,11 @@ def _(trajs):
     memory = get_memory("filegramos").ingest([t for t in trajs if t.profile_id == "p1_methodical"], backend=BACKEND)
     context = memory.retrieve("How does this user organise folders?", backend=BACKEND)
     items = build_items(WORK, seed=0)
-    rows = evaluate(items, WORK, ["no_context", "filegramos"], out=f"{WORK}/results", workers=1, progress=False)
-    mo.vstack([mo.md(f"**FileGramOS** (notebook 04) holds {memory.memory_tokens():,} tokens of p1; a reader asking "
-                     "*How does this user organise folders?* gets:"), mo.plain_text(context.text[:900]),
+    rows = evaluate(items, WORK, ["no_context", "filegramos"], backend=BACKEND, out=f"{WORK}/results", workers=1,
+                    progress=False)
+    mo.vstack([mo.md(f"**FileGramOS** (notebook 04, backend {BACKEND.name}) holds {memory.memory_tokens():,} tokens "
+                     "of p1; a reader asking *How does this user organise folders?* gets:"),
+               mo.plain_text(context.text[:900]),
                mo.md(f"**FileGramBench** (notebook 05): {len(items)} items, one shared reader. Table 3's layout on "
                      "this tiny sample (too few personas for CIs):"), mo.ui.table(table3(rows), selection=None)])
     return

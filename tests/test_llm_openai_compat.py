@@ -448,15 +448,17 @@ def test_a_cached_rerun_makes_zero_http_requests_and_servers_do_not_share_answer
         assert other.requests == []
 
 
-def test_two_prompt_sizes_that_fit_no_physical_line_fall_back_to_the_latest_ratio():
+def test_the_template_overhead_is_fitted_on_one_prompt_at_two_lengths_never_across_two_prompts():
+    """Two prompts of one kind tokenise at different densities (a diff, Chinese): a line through them once gave
+    an overhead above the window, a budget of 0 characters and a failed ingest."""
     from filegram_kit.llm.context_window import PromptSizes, chars_budget
 
-    sizes = PromptSizes([])
-    sizes.add(1000, 200)
-    sizes.add(10_000, 2500)  # fewer characters a token on the longer prompt: the line has a negative overhead
-    assert sizes.affine() is None and sizes.budget(4096, 64) == chars_budget(4096, 64, 4.0)
-    sizes.add(10_200, 2000)  # within DISTINCT of the latest: it replaces it, and the line through both is physical
-    assert sizes.seen == [(1000, 200), (10_200, 2000)]
-    overhead, ratio = sizes.affine()
-    assert ratio == pytest.approx(9200 / 1800) and overhead == pytest.approx(200 - 1000 * 1800 / 9200)
-    assert sizes.budget(4096, 64) == int((4032 * 0.9 - overhead) * ratio)
+    sizes = PromptSizes()
+    sizes.add(4000, 1000)
+    sizes.add(4600, 2500)  # another prompt, denser: no line through the two, its own ratio
+    assert sizes.overhead == 0 and sizes.budget(4096, 64) == chars_budget(4096, 64, 4600 / 2500)
+    sizes.add(2300, 1500, same_prompt=(4600, 2500))  # the same prompt cut: 500 tokens do not shrink with it
+    assert sizes.overhead == pytest.approx(500) and sizes.ratio == pytest.approx(2.3)
+    assert sizes.budget(4096, 64) == int((4032 * 0.9 - 500) * 2.3)
+    sizes.add(2300, 3000, same_prompt=(4600, 2500))  # a line with a negative ratio is not physical: kept as known
+    assert sizes.overhead == pytest.approx(500)

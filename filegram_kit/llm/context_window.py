@@ -27,7 +27,7 @@ CUT_MARK = "\n[... {n} characters cut to fit the model's context window ...]"
 SAFETY = 0.9  # aim under the window: a cut changes how the text around it tokenises
 DEFAULT_CHARS_PER_TOKEN = 2.0  # before any prompt was measured (English runs about 4, Chinese about 1.2)
 CHARS_PER_TOKEN_RANGE = (0.5, 12.0)  # what a tokenizer can give; a fit outside it is noise between two prompts
-DISTINCT = 0.05  # two measurements this close in length fit no line: the later replaces the earlier
+DISTINCT = 0.05  # two lengths of one prompt this close fit no line
 
 _WINDOW = re.compile(r"(?:context window of|maximum context length is|context length of|n_ctx[= ]+)\s*(\d+)",
                      re.IGNORECASE)
@@ -73,39 +73,42 @@ def chars_budget(window: int, reply_cap: int, chars_per_token: float) -> int:
 @dataclass
 class PromptSizes:
     """A model's prompt tokens as a function of the prompt's characters, for one kind of prompt (task and
-    script), learnt from the model's own counts: tokens = overhead + characters / characters-per-token.
+    script), learnt from the model's own counts: tokens = overhead + characters / ratio.
 
-    One measurement gives a ratio through zero. Two of different lengths (a refused prompt and its cut, say)
-    also give the overhead: tokens the server's template adds that the characters do not show (an agent's tool
-    descriptions), which a ratio alone spreads over the whole prompt and so cuts too little. A fit that is not
-    physical (no overhead below zero, no ratio outside CHARS_PER_TOKEN_RANGE) falls back to the ratio."""
+    The overhead (tokens the server's template adds whatever the prompt's length: an agent's tool descriptions,
+    which a ratio alone spreads over the whole prompt and so cuts too little) is fitted only on one prompt
+    measured at two lengths (refused, then cut): two different prompts of a kind tokenise at different
+    densities (Chinese, code, diffs), and a line through them is noise. The ratio is the latest measurement's,
+    less the overhead. A fit that is not physical (an overhead below zero or above the shorter prompt's
+    tokens, a ratio outside CHARS_PER_TOKEN_RANGE) keeps the overhead known before."""
 
-    seen: list[tuple[int, int]]  # (characters, tokens): the two latest measurements of different lengths
+    overhead: float = 0.0
+    ratio: float = DEFAULT_CHARS_PER_TOKEN
 
-    def add(self, chars: int, tokens: int) -> None:
-        if tokens > 0 and chars > 0:
-            self.seen = [s for s in self.seen if abs(s[0] - chars) > chars * DISTINCT][-1:] + [(chars, tokens)]
-
-    def chars_per_token(self) -> float:
-        return self.seen[-1][0] / self.seen[-1][1] if self.seen else DEFAULT_CHARS_PER_TOKEN
-
-    def affine(self) -> tuple[float, float] | None:
-        """(overhead tokens, characters per token) through the two measurements, or None."""
-        if len(self.seen) < 2 or self.seen[0][1] == self.seen[1][1]:
-            return None
-        (c1, t1), (c2, t2) = self.seen
-        ratio = (c1 - c2) / (t1 - t2)
-        overhead = t2 - c2 / ratio if ratio > 0 else -1.0
-        low, high = CHARS_PER_TOKEN_RANGE
-        return (overhead, ratio) if low <= ratio <= high and 0 <= overhead < min(t1, t2) else None
+    def add(self, chars: int, tokens: int, *, same_prompt: tuple[int, int] | None = None) -> None:
+        """A measurement (characters sent, tokens counted); `same_prompt`: the same prompt's earlier one."""
+        if tokens <= 0 or chars <= 0:
+            return
+        if same_prompt is not None and (fit := _line(same_prompt, (chars, tokens))) is not None:
+            self.overhead = fit[0]
+        if tokens > self.overhead:
+            self.ratio = chars / (tokens - self.overhead)
 
     def budget(self, window: int, reply_cap: int) -> int:
         """Characters of prompt that fit the window with room for the reply (SAFETY of it)."""
-        fit = self.affine()
-        if fit is None:
-            return chars_budget(window, reply_cap, self.chars_per_token())
-        overhead, ratio = fit
-        return int(max(0.0, max(0, window - reply_cap) * SAFETY - overhead) * ratio)
+        return int(max(0.0, max(0, window - reply_cap) * SAFETY - self.overhead) * self.ratio)
+
+
+def _line(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float] | None:
+    """(overhead tokens, characters per token) of the line through two measurements of one prompt, or None."""
+    (c1, t1), (c2, t2) = a, b
+    if abs(c1 - c2) <= max(c1, c2) * DISTINCT or t1 == t2:
+        return None
+    ratio = (c1 - c2) / (t1 - t2)
+    if not CHARS_PER_TOKEN_RANGE[0] <= ratio <= CHARS_PER_TOKEN_RANGE[1]:
+        return None
+    overhead = t2 - c2 / ratio
+    return (overhead, ratio) if 0 <= overhead < min(t1, t2) else None
 
 
 def cut_fields(fields: dict[str, Any], length: Callable[[dict[str, Any]], int],

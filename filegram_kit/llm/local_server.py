@@ -44,6 +44,7 @@ STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
 # from one start are served after the next (LOCAL_LLM_PORT picks another)
 DEFAULT_PORT = 18_765
 READY_TIMEOUT_S = 180.0
+BUSY_TIMEOUT_S = 600.0  # a running server busy with one request (the client's own timeout for a call)
 GRACE_S = 5.0
 PROGRESS_EVERY_S = 20.0
 
@@ -181,7 +182,7 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
     """Start the server (or find the one already running) and return its port, once it answers. `state_dir`
     keeps its PID, port and log (tests run their own server beside a developer's)."""
     state = _state(state_dir)
-    if state and _alive(state["pid"]) and answers(state["port"]):
+    if state and _alive(state["pid"]) and (answers(state["port"]) or _busy_then_answers(state)):
         say(f"local model: already serving on port {state['port']} (pid {state['pid']})")
         return int(state["port"])
     if not installed()["server"]:
@@ -218,6 +219,28 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
         time.sleep(0.25)
     say(f"local model: {MODEL['alias']} serving on 127.0.0.1:{port} (pid {server.pid}, log {log_path})")
     return port
+
+
+def _busy_then_answers(state: dict[str, Any]) -> bool:
+    """The recorded server listens but does not answer: it is busy with a request (it serves one at a time, and
+    a client that was killed leaves its generation running). Wait for it rather than start a second server
+    beside it, which would halve both on a small machine. False when it does not listen (not a server)."""
+    pid, port = int(state["pid"]), int(state["port"])
+    if not _listening(port):
+        return False
+    say(f"local model: the server on port {port} (pid {pid}) is busy with a request; waiting for it")
+    deadline, last = time.monotonic() + BUSY_TIMEOUT_S, time.monotonic()
+    while not answers(port):
+        if not _alive(pid):
+            return False
+        if time.monotonic() > deadline:
+            raise LocalServerError(f"the server on port {port} (pid {pid}) has not answered for "
+                                   f"{BUSY_TIMEOUT_S:.0f} s; `make local-llm-stop` ends it")
+        if time.monotonic() - last >= PROGRESS_EVERY_S:
+            say(f"  ... still busy (port {port})")
+            last = time.monotonic()
+        time.sleep(0.5)
+    return True
 
 
 def _write_state(state_dir: Path, state: dict[str, Any]) -> None:
@@ -284,7 +307,11 @@ def main(argv: list[str] | None = None) -> int:
             stop()
         else:
             state = _state()
-            running = bool(state and _alive(state["pid"]) and answers(state["port"]))
+            alive = bool(state and _alive(state["pid"]))
+            running = alive and answers(state["port"])
+            if alive and not running and _listening(state["port"]):
+                say(f"local model: pid {state['pid']} listens on port {state['port']} but is busy with a request")
+                running = True
             print(exports(state["port"]) if running else "not running")
             return 0 if running else 1
     except LocalServerError as exc:

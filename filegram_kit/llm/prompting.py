@@ -59,7 +59,7 @@ class PromptBackend(Backend):
     def _prompt_sizes(self, kind: tuple[str, str]) -> PromptSizes:
         """What this model's prompts of a kind (task, script: Chinese takes about three times the tokens per
         character, and an agent's tools add tokens the server's template writes) measured in tokens so far."""
-        return self.__dict__.setdefault("_sizes", {}).setdefault(kind, PromptSizes([]))
+        return self.__dict__.setdefault("_sizes", {}).setdefault(kind, PromptSizes())
 
     def _complete(self, prompt: str, *, json_mode: bool, max_tokens: int) -> Completion:
         raise NotImplementedError(f"{type(self).__name__} has no text model")
@@ -104,7 +104,7 @@ class PromptBackend(Backend):
         """send(prompt), cut to the context window first when it is known, and cut again when the server
         refuses it as too long (its error states the window and the prompt's tokens, which the next cut learns
         from); each cut starts from the whole prompt; a cut call counts once in `context_cuts`."""
-        was_cut, sent = False, prompt
+        was_cut, sent, refused = False, prompt, None
         sizes = self._prompt_sizes((task, language(json.dumps(prompt, ensure_ascii=False, default=str)[:20_000])))
         for attempt in range(SEND_ATTEMPTS):
             if self.context_window:
@@ -120,9 +120,11 @@ class PromptBackend(Backend):
                     raise ContextOverflow(f"{exc} (window {overflow.window} tokens, reply cap {cap})",
                                           overflow.window, overflow.requested) from exc
                 self.context_window = overflow.window
-                sizes.add(length(sent), overflow.requested or 0)
+                if overflow.requested:
+                    sizes.add(length(sent), overflow.requested, same_prompt=refused)
+                    refused = (length(sent), overflow.requested)
                 continue
-            sizes.add(length(sent), reply.input_tokens)
+            sizes.add(length(sent), reply.input_tokens, same_prompt=refused)
             if was_cut:
                 self.usage.add(self.current_phase, context_cuts=1)
             return reply
