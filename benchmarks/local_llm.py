@@ -3,6 +3,7 @@ every sub-track, four methods, then the same run again from the response cache.
 
     python benchmarks/local_llm.py                  # starts the local server if none runs; over an hour on 2 cores
     python benchmarks/local_llm.py --limit 1 --docs ../docs/backends.md --json local_llm.json
+    python benchmarks/local_llm.py --resume         # after a stop: the JSON is written a column at a time
 
 Per sub-track (column) it records what the model did to the pipeline: calls, parse failures (the reply did not
 have the asked shape), prompts cut to the context window, context overflows (too long even after the cut),
@@ -66,9 +67,20 @@ def run(args: argparse.Namespace) -> dict:
         os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{start()}/v1"
         os.environ["OPENAI_MODEL"] = MODEL["alias"]
     cache = args.out / "cache"
-    columns = []
+    result = {"model": MODEL["alias"], "gguf_sha256": MODEL["sha256"], "context_window": MODEL["context_window"],
+              "limit": args.limit, "seed": args.seed, "methods": list(METHODS), "complete": False, "columns": []}
+    if args.resume and args.json.is_file():
+        earlier = json.loads(args.json.read_text(encoding="utf-8"))
+        same = all(earlier.get(k) == result[k] for k in ("model", "gguf_sha256", "limit", "seed", "methods"))
+        if not same:
+            raise SystemExit(f"{args.json} was run with other settings: rerun without --resume")
+        result["columns"] = earlier["columns"]
+    columns = result["columns"]
     for label, items, corpus in item_sets(args.data, args.seed):
         for sub_track in sorted({i.sub_track for i in items}):
+            if any(c["sub_track"] == sub_track and c["set"] == label for c in columns):
+                print(f"{sub_track}: done in {args.json.name} (--resume)", flush=True)
+                continue
             chosen = select([i for i in items if i.sub_track == sub_track], args.limit)
             print(f"{sub_track}: {len(chosen)} item(s) x {len(METHODS)} methods from {corpus.name}", flush=True)
             column = {"sub_track": sub_track, "set": label, "items": len(chosen)}
@@ -92,14 +104,15 @@ def run(args: argparse.Namespace) -> dict:
             column["rows"] = frame.height
             columns.append(column)
             print(f"  {json.dumps(column)}", flush=True)
-    return {"model": MODEL["alias"], "gguf_sha256": MODEL["sha256"], "context_window": MODEL["context_window"],
-            "limit": args.limit, "seed": args.seed, "methods": list(METHODS), "columns": columns}
+            write_text(args.json, json.dumps(result, indent=2) + "\n")  # a column at a time: --resume goes on
+    result["complete"] = True
+    return result
 
 
 def table(result: dict) -> str:
     """The markdown table of one run (what docs/backends.md shows)."""
     head = ("| column | items | calls | parse failures | context cuts | overflows | other errors | s / call | "
-            + " | ".join(m.replace("_", " ") for m in result["methods"]) + " | chance | rerun calls |")
+            + " | ".join(m.replace("_", " ") for m in result["methods"]) + " | chance | rerun calls | rerun rows |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for c in result["columns"]:
         first = c["first"]
@@ -108,14 +121,17 @@ def table(result: dict) -> str:
         scores = " | ".join(f"{c['accuracy'][m]:.1f}" for m in result["methods"])
         lines.append(f"| {c['sub_track']} | {c['items']} | {first['calls']} | {first['parse_failures']} | "
                      f"{first['context_cuts']} | {c['context_overflow_rows']} | {other} | {per_call:.1f} | {scores} | "
-                     f"{c['accuracy']['chance']:.1f} | {c['rerun']['calls']} |")
+                     f"{c['accuracy']['chance']:.1f} | {c['rerun']['calls']} | "
+                     f"{'same' if c.get('rerun_rows_equal') else 'DIFFER'} |")
     return "\n".join(lines) + "\n"
 
 
 def section(result: dict) -> str:
+    partial = "" if result.get("complete", True) else (" **A partial run**: only the columns below have run "
+                                                      "(`python benchmarks/local_llm.py --resume` goes on).")
     return (f"{HEADING}\n{result['model']} (GGUF sha256 {result['gguf_sha256'][:12]}..., a {result['context_window']}"
             f"-token window), {result['limit']} item(s) per column, seed {result['seed']}; accuracy in points "
-            f"(0-100), a pipeline check, not a result.\n\n{table(result)}{END}\n")
+            f"(0-100), a pipeline check, not a result.{partial}\n\n{table(result)}{END}\n")
 
 
 def write_docs(path: Path, result: dict) -> None:
@@ -138,6 +154,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=Path(__file__).with_name("local_llm.json"))
     parser.add_argument("--docs", type=Path, default=ROOT / "docs" / "backends.md")
     parser.add_argument("--render-only", action="store_true", help="rewrite the docs table from --json, run nothing")
+    parser.add_argument("--resume", action="store_true", help="keep the columns --json holds, run the others")
     args = parser.parse_args()
     if args.render_only:
         result = json.loads(args.json.read_text(encoding="utf-8"))
