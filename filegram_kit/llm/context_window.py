@@ -11,7 +11,8 @@ question and the options are never cut. An agent's conversation (`cut_messages`)
 after the system and task messages, then, if need be, the end of its longest message. The cut is marked in
 the prompt and counted (`context_cuts` in the backend's usage). How many characters fit is learnt from the
 model's own token counts (`PromptSizes`: the refused prompts included), not guessed: a refused prompt is cut in
-proportion to what the window allows, and a second refusal fits the template's fixed overhead as well.
+proportion to what the window allows, and a second refusal of the same prompt fits the template's fixed
+overhead too.
 """
 
 from __future__ import annotations
