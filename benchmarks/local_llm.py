@@ -38,13 +38,17 @@ def item_sets(data: Path, seed: int) -> list[tuple[str, list, Path]]:
     from filegram_kit.bench.file_grounding import build_file_grounding
     from filegram_kit.bench.generate import build_items_with_report
     from filegram_kit.bench.visual_grounding import visual_grounding_items
+    from filegram_kit.report.settings import QUICK
 
     text = data / "corpus_quick"
     sets = [("tracks 1-3", build_items_with_report(text, seed=seed)[0], text)]
+    # the quick settings render only QUICK.track4_personas' trajectories: their items, as `reproduce --quick` asks
     if (data / "corpus_quick_multimodal").is_dir():
-        sets.append(("File Grounding", build_file_grounding(text, seed=seed)[0], data / "corpus_quick_multimodal"))
+        sets.append(("File Grounding", QUICK.of_track4(build_file_grounding(text, seed=seed)[0]),
+                     data / "corpus_quick_multimodal"))
     if (data / "corpus_quick_visual").is_dir():
-        sets.append(("Visual Grounding", visual_grounding_items(text, seed=seed), data / "corpus_quick_visual"))
+        sets.append(("Visual Grounding", QUICK.of_track4(visual_grounding_items(text, seed=seed)),
+                     data / "corpus_quick_visual"))
     return sets
 
 
