@@ -15,9 +15,7 @@ with app.setup:
     from filegram_kit.memory import get_memory
     from filegram_kit.notebook_args import cli_args, smoke_mode  # noqa: F401 (in Jupyter: marimo's outputs there too)
 
-    # `python notebooks/00_tour.py -- --backend openai_compat` (a local server: docs/backends.md) reads with a model
-    WORK, BACKEND = tempfile.TemporaryDirectory(prefix="filegram-tour-").name, get_backend(
-        str(cli_args().get("backend") or "offline"))
+    WORK = tempfile.TemporaryDirectory(prefix="filegram-tour-").name
 
 
 @app.cell
@@ -32,6 +30,13 @@ def _():
 
 @app.cell
 def _():
+    # `python notebooks/00_tour.py -- --backend openai_compat` (a local server: docs/backends.md) reads with a model
+    backend = get_backend(str(cli_args().get("backend") or "offline"))  # a cell: the setup has no arguments yet
+    return (backend,)
+
+
+@app.cell
+def _():
     build_corpus(WORK, profiles=["p1", "p6"], tasks=["T-01", "T-05", "T-12"], workers=1, progress=False)
     trajs = fk.load_trajectories(WORK, progress=False)
     events = fk.events_frame(fk.clean(trajs)[0]).select("trajectory_id", "event_type", "file_path")
@@ -42,13 +47,13 @@ def _():
 
 
 @app.cell
-def _(trajs):
-    memory = get_memory("filegramos").ingest([t for t in trajs if t.profile_id == "p1_methodical"], backend=BACKEND)
-    context = memory.retrieve("How does this user organise folders?", backend=BACKEND)
+def _(backend, trajs):
+    memory = get_memory("filegramos").ingest([t for t in trajs if t.profile_id == "p1_methodical"], backend=backend)
+    context = memory.retrieve("How does this user organise folders?", backend=backend)
     items = build_items(WORK, seed=0)
-    rows = evaluate(items, WORK, ["no_context", "filegramos"], backend=BACKEND, out=f"{WORK}/results", workers=1,
+    rows = evaluate(items, WORK, ["no_context", "filegramos"], backend=backend, out=f"{WORK}/results", workers=1,
                     progress=False)
-    mo.vstack([mo.md(f"**FileGramOS** (notebook 04, backend {BACKEND.name}) holds {memory.memory_tokens():,} tokens "
+    mo.vstack([mo.md(f"**FileGramOS** (notebook 04, backend {backend.name}) holds {memory.memory_tokens():,} tokens "
                      "of p1; a reader asking *How does this user organise folders?* gets:"),
                mo.plain_text(context.text[:900]),
                mo.md(f"**FileGramBench** (notebook 05): {len(items)} items, one shared reader. Table 3's layout on "
