@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.behaviour.drift import drift_frame
+from filegram_kit.behaviour.drift import drift_frame, unparsed_judgements
 from filegram_kit.behaviour.fingerprint import FEATURES
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms.narrate import narrate, parse_line
@@ -195,6 +195,23 @@ def test_drift_judges_flagged_sessions_only_with_the_same_type_shift():
     assert out.filter(~pl.col("flagged"))["judge"].null_count() == 11
     assert out["task_type"][0] == "understand"  # T-01's Table 10 type
     assert drift_frame(pl.DataFrame(rows[:2]), judge=False)["flagged"].to_list() == [False, False]
+
+
+def test_an_unparseable_judge_reply_labels_its_session_uncertain_and_the_ingest_goes_on(tmp_path):
+    class ProseJudge(type(BACKEND)):  # a small local model that answers the anomaly judge in prose
+        def judge_anomaly(self, deviation, task_shift=None):
+            raise ParseError("judge_anomaly", "no JSON", "This session looks a bit different.")
+
+    trajs = [session(tmp_path, f"T-0{i}") for i in range(1, 6)]
+    trajs.append(session(tmp_path, "T-06", [write("out/data.csv", "a,b\n1,2\n"), delete("out/old.md"),
+                                            write("out/chart.png", length=900)]))
+    judged = get_memory("filegramos").ingest(trajs, backend=BACKEND)
+    prose = get_memory("filegramos").ingest(trajs, backend=ProseJudge())
+    flagged = prose.drift_.filter(pl.col("flagged"))
+    assert flagged.height >= 1 and flagged["judge"].to_list() == ["uncertain"] * flagged.height
+    assert prose.parse_failures_ - judged.parse_failures_ == flagged.height
+    assert "did not parse" in prose.retrieve("", backend=BACKEND).text
+    assert unparsed_judgements(judged.drift_) == 0
 
 
 def test_channels(memory):

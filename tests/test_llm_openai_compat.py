@@ -25,7 +25,7 @@ CHAT, EMBED = "/v1/chat/completions", "/v1/embeddings"
 def no_outside_settings(tmp_path, monkeypatch):
     """Neither the developer's environment nor a filegram.toml may point these tests at a real server."""
     for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_EMBEDDING_MODEL",
-                     "OPENAI_CONCURRENCY", "OPENAI_TIMEOUT"):
+                     "OPENAI_TOOL_MODEL", "OPENAI_CONCURRENCY", "OPENAI_TIMEOUT"):
         monkeypatch.delenv(variable, raising=False)
     (tmp_path / "empty.toml").write_text("", encoding="utf-8")
     monkeypatch.setenv("FILEGRAM_CONFIG", str(tmp_path / "empty.toml"))
@@ -376,6 +376,20 @@ def test_an_agent_step_turns_tool_calls_into_typed_calls_and_the_conversation_in
     assert model.usage.total("input_tokens") == 11 + 300
 
 
+def test_calls_with_tools_go_to_the_tool_model_and_text_tasks_to_the_chat_model(server, monkeypatch):
+    """A server may serve a model's tool-calling chat format under its own name (llama-cpp-python's
+    chatml-function-calling HTML-escapes every message, so text tasks must not go there)."""
+    monkeypatch.setenv("OPENAI_TOOL_MODEL", "local-model-tools")
+    server.reply(CHAT, chat("ok"))
+    server.reply(CHAT, chat("Looking.", [("call_a", "ls", '{"path": "."}')]))
+    model = backend(server)
+    model.summarize("x")
+    model.agent_step([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], TOOL_SPECS)
+    assert [r.json["model"] for r in server.requests] == ["local-model", "local-model-tools"]
+    assert model.params()["tool_model"] == "local-model-tools"  # in every cache key and manifest
+    assert "tool_model" not in backend(server, tool_model="local-model").params()  # keys as before without one
+
+
 def test_malformed_tool_arguments_are_a_counted_parse_failure_the_tool_refuses(server, tmp_path):
     """A small model's call whose arguments are not JSON goes to the tool as it came, which refuses it as bad
     parameters (the agent sees that and goes on); tolerant JSON (single quotes) still parses."""
@@ -451,12 +465,12 @@ def test_a_cached_rerun_makes_zero_http_requests_and_servers_do_not_share_answer
 def test_the_template_overhead_is_fitted_on_one_prompt_at_two_lengths_never_across_two_prompts():
     """Two prompts of one kind tokenise at different densities (a diff, Chinese): a line through them once gave
     an overhead above the window, a budget of 0 characters and a failed ingest."""
-    from filegram_kit.llm.context_window import PromptSizes, chars_budget
+    from filegram_kit.llm.context_window import PromptSizes
 
     sizes = PromptSizes()
     sizes.add(4000, 1000)
     sizes.add(4600, 2500)  # another prompt, denser: no line through the two, its own ratio
-    assert sizes.overhead == 0 and sizes.budget(4096, 64) == chars_budget(4096, 64, 4600 / 2500)
+    assert sizes.overhead == 0 and sizes.budget(4096, 64) == int(4032 * 0.9 * 4600 / 2500)
     sizes.add(2300, 1500, same_prompt=(4600, 2500))  # the same prompt cut: 500 tokens do not shrink with it
     assert sizes.overhead == pytest.approx(500) and sizes.ratio == pytest.approx(2.3)
     assert sizes.budget(4096, 64) == int((4032 * 0.9 - 500) * 2.3)

@@ -55,11 +55,38 @@ def test_start_answers_prints_the_exports_and_stop_leaves_nothing_listening(tmp_
     assert local_server.answers(port) and _listening(port)
     exports = local_server.exports(port).splitlines()
     assert exports == [f"export OPENAI_BASE_URL=http://127.0.0.1:{port}/v1",
-                       f"export OPENAI_MODEL={local_server.MODEL['alias']}"]
+                       f"export OPENAI_MODEL={local_server.MODEL['alias']}",
+                       f"export OPENAI_TOOL_MODEL={local_server.MODEL['tool_alias']}"]
     assert local_server.start(state_dir=state) == port  # a second start finds the running server
     assert local_server.stop(state) is True
     assert not _listening(port) and not (state / "server.json").exists()
     assert local_server.stop(state) is False  # nothing left to stop
+
+
+def test_text_tasks_reach_the_model_unescaped_and_agent_steps_reach_its_tool_calling_format(local_model):
+    """llama-cpp-python's chatml-function-calling format HTML-escapes the messages (a '"' becomes '&#34;'): the
+    model once read every JSON template of the text tasks that way. Text goes to the plain ChatML name."""
+    import openai
+
+    from filegram_kit.llm.openai_compat import OpenAICompatBackend
+
+    base_url, _ = local_model
+    client = openai.OpenAI(base_url=base_url, api_key="not-needed")
+
+    def prompt_tokens(text: str) -> int:
+        reply = client.chat.completions.create(model=local_server.MODEL["alias"], max_tokens=1,
+                                               messages=[{"role": "user", "content": text}])
+        return reply.usage.prompt_tokens
+
+    # 200 quote marks, unescaped, cost about as much as 200 letters; escaped each is several tokens
+    assert prompt_tokens('"' * 200) < prompt_tokens("a" * 200) + 100
+    agent = OpenAICompatBackend(local_server.MODEL["alias"], base_url=base_url,
+                                tool_model=local_server.MODEL["tool_alias"])
+    tools = {"read": {"description": "Read a file.", "parameters": {
+        "type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}}}
+    step = agent.agent_step([{"role": "system", "content": "You use tools."},
+                             {"role": "user", "content": "Read the file notes.md."}], tools)
+    assert [c.name for c in step.tool_calls] == ["read"]  # the tools were shown and the call parsed
 
 
 def test_the_bench_runs_through_the_real_model_errors_are_rows_and_the_rerun_is_free(local_model, small_corpus,

@@ -10,6 +10,10 @@ that deviates where its task type does not is an "outlier".
 
 `task_adjusted_deviation` = distance of the z-vector to that same-type mean (the deviation the
 task type does not explain; equal to `deviation` when the user has < 2 other sessions of the type).
+
+A judge reply that does not parse (a small local model's prose) labels its session "uncertain" with the
+rationale `UNPARSED_RATIONALE`, so one bad reply costs one label, not the user's memory; callers count them
+with `unparsed_judgements`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from ..llm.tasks import ParseError
 from ..traces.schema import Trajectory
 from ..traces.tasks import load_tasks
 from .fingerprint import FEATURES, deviations, fingerprints, with_zscores
@@ -28,6 +33,7 @@ from .fingerprint import FEATURES, deviations, fingerprints, with_zscores
 if TYPE_CHECKING:
     from ..llm.base import Backend
 
+UNPARSED_RATIONALE = "the judge's reply did not parse"
 MIN_SAME_TYPE = 2  # other sessions of the same task type needed to estimate its shift
 
 DRIFT_SCHEMA = {
@@ -93,15 +99,24 @@ def drift_frame(fp: pl.DataFrame, *, backend: Backend | None = None, tau: float 
     labels, reasons = [], []
     for tid, flagged in zip(out["trajectory_id"], out["flagged"], strict=True):
         if judge and flagged:
-            verdict = backend.judge_anomaly(extra[tid]["_z"], extra[tid]["_shift"])
-            labels.append(verdict.label)
-            reasons.append(verdict.rationale)
+            try:
+                verdict = backend.judge_anomaly(extra[tid]["_z"], extra[tid]["_shift"])
+                labels.append(verdict.label)
+                reasons.append(verdict.rationale)
+            except ParseError:
+                labels.append("uncertain")
+                reasons.append(UNPARSED_RATIONALE)
         else:
             labels.append(None)
             reasons.append(None)
     out = out.with_columns(pl.Series("judge", labels, dtype=pl.String),
                            pl.Series("rationale", reasons, dtype=pl.String))
     return out.select(list(DRIFT_SCHEMA))
+
+
+def unparsed_judgements(frame: pl.DataFrame) -> int:
+    """How many sessions of a drift frame the judge labelled "uncertain" because its reply did not parse."""
+    return int((frame["rationale"] == UNPARSED_RATIONALE).sum()) if "rationale" in frame.columns else 0
 
 
 DETECTORS = ("fingerprint", "habit", "both")

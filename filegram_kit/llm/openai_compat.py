@@ -14,6 +14,9 @@ take `timeout` 600 s, and a timed-out call is not sent again (the server still w
 `concurrency`, `timeout` or `retries` in [backends.openai_compat] of filegram.toml, or OPENAI_CONCURRENCY /
 OPENAI_TIMEOUT, for a server that serves more.
 
+Calls with tools (agent steps) go to `tool_model` (OPENAI_TOOL_MODEL), default the chat model: a server may
+serve a model's tool-calling chat format under another name (the local model of local_server.py does).
+
 Embeddings: `embedding_model` (OPENAI_EMBEDDING_MODEL), else text-embedding-3-small at OpenAI and the chat
 model on a local server. A server that returns one vector per token (llama-cpp-python) is mean-pooled. With
 `embedding_model = "offline"`, or when the server has no embeddings endpoint (it answers 404, 405, 501, or
@@ -63,6 +66,7 @@ class OpenAICompatBackend(PromptBackend):
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None, api_key: str | None = None,
                  timeout: float | None = None, retries: int | None = None, embedding_model: str | None = None,
+                 tool_model: str | None = None,
                  concurrency: int | None = None, seed: int = 0, sleep: Callable[[float], None] = time.sleep,
                  **kwargs: Any):
         settings = backend_settings(self.name)
@@ -77,6 +81,7 @@ class OpenAICompatBackend(PromptBackend):
         super().__init__(model or settings.get("model"), **kwargs)
         self.embedding_model = (embedding_model or settings.get("embedding_model")
                                 or (self.model if self.local else "text-embedding-3-small"))
+        self.tool_model = tool_model or settings.get("tool_model") or self.model
         self.timeout = float(timeout or settings.get("timeout") or (LOCAL_TIMEOUT if self.local else 60.0))
         self.retries = int(retries if retries is not None else settings.get("retries", 4))
         self.seed, self._sleep = seed, sleep
@@ -89,7 +94,8 @@ class OpenAICompatBackend(PromptBackend):
         self.base_url = str(self.client.base_url).rstrip("/")
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "base_url": self.base_url, "embedding_model": self.embedding_model}
+        tools = {"tool_model": self.tool_model} if self.tool_model != self.model else {}
+        return {**super().params(), "base_url": self.base_url, "embedding_model": self.embedding_model, **tools}
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         def in_turn() -> Any:
@@ -100,11 +106,11 @@ class OpenAICompatBackend(PromptBackend):
                                  retries=self.retries, seed=self.seed, sleep=self._sleep,
                                  retry_timeouts=not self.local)
 
-    def _create(self, **request: Any) -> Completion:
+    def _create(self, model: str, **request: Any) -> Completion:
         def once() -> Any:
             for _ in range(3):  # a server may refuse JSON mode, or max_tokens (newer OpenAI models): ask without
                 try:
-                    return self.client.chat.completions.create(model=self.model, temperature=0, **request)
+                    return self.client.chat.completions.create(model=model, temperature=0, **request)
                 except openai.BadRequestError as exc:
                     if "response_format" in request and "response_format" in str(exc):
                         self._json_mode = False
@@ -114,7 +120,7 @@ class OpenAICompatBackend(PromptBackend):
                         request["max_completion_tokens"] = request.pop("max_tokens")
                     else:
                         raise
-            return self.client.chat.completions.create(model=self.model, temperature=0, **request)
+            return self.client.chat.completions.create(model=model, temperature=0, **request)
 
         reply = self._call("chat completion", once)
         choices = getattr(reply, "choices", None)
@@ -135,7 +141,7 @@ class OpenAICompatBackend(PromptBackend):
         request: dict[str, Any] = {"messages": [{"role": "user", "content": prompt}], self._cap_field: max_tokens}
         if json_mode and self._json_mode:
             request["response_format"] = {"type": "json_object"}
-        return self._create(**request)
+        return self._create(self.model, **request)
 
     def _chat(self, messages: list[dict[str, Any]], tools: dict[str, Any], *, max_tokens: int) -> Completion:
         request: dict[str, Any] = {"messages": [_openai_message(m) for m in messages], self._cap_field: max_tokens}
@@ -145,7 +151,7 @@ class OpenAICompatBackend(PromptBackend):
                 "name": name, "description": spec.get("description", ""),
                 "parameters": spec.get("parameters", {"type": "object", "properties": {}})}}
                 for name, spec in tools.items()]
-        return self._create(**request)
+        return self._create(self.tool_model if tools else self.model, **request)
 
     def embed(self, texts: list[str], *, input_type: str = "document") -> Any:
         if self.embedding_model != OFFLINE_EMBEDDER:

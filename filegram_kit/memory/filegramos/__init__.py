@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...behaviour.drift import DETECTORS
+from ...behaviour.drift import DETECTORS, unparsed_judgements
 from ...behaviour.habit import habit_drift
 from ...traces.schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
@@ -93,6 +93,7 @@ class FileGramOS(MemorySystem):
                                                          max_chunks=self.max_chunks, seed=self.seed, habit=habit,
                                                          detector=self.detector)
         self.channels_ = {"procedural": procedural, "semantic": semantic, "episodic": episodic}
+        self.parse_failures_ += unparsed_judgements(episodic.drift)  # each labelled "uncertain", see drift.py
         self.ingested_ = True
         return self
 
