@@ -108,3 +108,35 @@ def test_a_long_conversation_is_compacted_without_orphan_tool_answers(tmp_path):
         assert conversation[0]["role"] == "system" and conversation[1]["role"] == "user"
         assert len(conversation) == 2 or conversation[2]["role"] != "tool"  # no tool answer without its call
         assert len(conversation) <= max(KEEP_MESSAGES + 2, 2 + 2 * 12)
+
+
+def test_a_model_call_that_fails_for_good_leaves_that_run_unfinished_and_the_next_build_runs_it_again(
+        tmp_path, monkeypatch):
+    """A timeout or a prompt the window cannot hold once ended the whole corpus build."""
+    from filegram_kit.llm.offline import OfflineBackend
+    from filegram_kit.llm.retry import ProviderError
+
+    step = OfflineBackend.agent_step
+
+    def times_out_on_t15(self, messages, tools):
+        if messages[1]["content"] == get_task("T-15").prompt_for(get_profile("p3")):
+            raise ProviderError("openai_compat chat completion: timed out after 600 s")
+        return step(self, messages, tools)
+
+    monkeypatch.setattr(OfflineBackend, "agent_step", times_out_on_t15)
+    report = build_corpus(tmp_path / "c", profiles=["p3"], tasks=["T-09", "T-15"], progress=False, agent="llm",
+                          backend="offline", executor="serial", store=False)
+    assert report.built == 2 and report.model_errors == {"ProviderError": 1}
+    assert "1 ended unfinished on a model error (ProviderError 1" in str(report)
+    folder = next((tmp_path / "c" / "signal").glob("p3*_T-15"))
+    failed = json.loads((folder / "summary.json").read_text())
+    assert failed["completed"] is False and "timed out" in failed["error"]
+    kinds = [e.event_type for e in read_trajectory(folder).events]
+    assert kinds[-1] == "session_end" and kinds.count("iteration_start") == kinds.count("iteration_end")
+
+    monkeypatch.setattr(OfflineBackend, "agent_step", step)  # the server answers again
+    again = build_corpus(tmp_path / "c", profiles=["p3"], tasks=["T-09", "T-15"], progress=False, agent="llm",
+                         backend="offline", executor="serial", store=False)
+    assert (again.built, again.skipped, again.model_errors) == (1, 1, {})
+    assert "error" not in json.loads((folder / "summary.json").read_text())
+

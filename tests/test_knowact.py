@@ -346,6 +346,12 @@ def test_an_llm_act_run_whose_model_call_fails_for_good_ends_unfinished_with_its
     kinds = [e["event_type"] for e in events]
     assert kinds.count("iteration_start") == kinds.count("iteration_end") == 2 and kinds[-1] == "session_end"
     assert acting.act_errors(tmp_path / "out") == {"ContextOverflow": 1}
+    # a resumed KnowAct run runs it again (errors are never cached): with a model that answers, it finishes
+    monkeypatch.setattr(model, "agent_step", step)
+    again = acting.act(persona, get_task("T-05"), tmp_path / "out" / "act" / "llm" / "key", 0, seed=0,
+                       workspaces=tmp_path / "ws", agent="llm", context="## Memory\nnotes", backend=model)
+    assert again == run and "error" not in json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert acting.act_errors(tmp_path / "out") == {}
 
 
 def test_paired_differences_compare_the_same_cases():

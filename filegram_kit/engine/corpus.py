@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from ..util.progress import progress_bar
 from ..util.seeds import stable_seed
 from ..workspace import ensure_template
 from .agent import OfflineAgent
-from .llm_agent import LLMAgent
+from .llm_agent import LLMAgent, model_error, model_errors
 from .policy import effective_tiers, make_policy
 from .recorder import Recorder
 from .sandbox import START_MS, sandboxed_run  # noqa: F401 (START_MS: public)
@@ -187,9 +187,15 @@ class BuildReport:
     out: Path
     built: int
     skipped: int
+    model_errors: dict[str, int] = field(default_factory=dict)  # LLM runs that ended on a model error, by type
 
     def __str__(self) -> str:
-        return f"{self.out}: built {self.built} trajectories, {self.skipped} already there"
+        text = f"{self.out}: built {self.built} trajectories, {self.skipped} already there"
+        if self.model_errors:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in self.model_errors.items())
+            text += (f"; {sum(self.model_errors.values())} ended unfinished on a model error ({kinds}; each "
+                     "summary.json holds its error, and the next run of this command runs them again)")
+        return text
 
 
 def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile | str] | None = None,
@@ -225,7 +231,8 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
     cache = out / "workspaces"
     disable = None if progress is None else not progress
     _in_parallel(_build_template, [(t, str(cache), seed) for t in chosen_t], workers, "workspaces", disable)
-    todo = [j for j in jobs if not (signal / j.id / "events.json").exists()]
+    todo = [j for j in jobs if not (signal / j.id / "events.json").exists()
+            or (agent == "llm" and model_error(signal / j.id / "summary.json"))]  # a failed model call: again
     _in_parallel(_run_job, [(j, str(signal), seed, str(cache), agent, backend, params_json, style_pack) for j in todo],
                  workers, "trajectories", disable, executor, address)
     _write_ground_truth(out, jobs, seed)
@@ -235,7 +242,8 @@ def build_corpus(out: str | Path, *, seed: int = 0, profiles: Iterable[Profile |
         from ..store import update_store
 
         update_store(out, workers=workers, progress=progress, executor=executor, address=address)
-    return BuildReport(out, len(todo), len(jobs) - len(todo))
+    errors = model_errors(signal / j.id / "summary.json" for j in jobs) if agent == "llm" else {}
+    return BuildReport(out, len(todo), len(jobs) - len(todo), errors)
 
 
 def _write_expressed(out: Path, jobs: list[Job]) -> None:

@@ -5,16 +5,25 @@ Each iteration asks the backend's `agent_step` task for the next turn given the 
 persona's language) and the tool specs; the tool calls it returns run on the sandbox through
 `ToolBox.call`, their outputs go back into the conversation, until the model answers without a tool
 call or the iteration cap is reached. The recorder sees exactly what it sees for the offline agent,
-so the trajectory layout is the same. With `get_backend("offline")` the model is a small explorer,
-which makes the loop testable without a key.
+so the trajectory layout is the same. With `get_backend("offline")` the model is a small explorer, which
+makes the loop testable without a key.
+
+A model call that fails for good (a prompt the window cannot hold even cut, a timeout, a reply that does not
+parse) ends that run unfinished with the error in its summary.json (`model_errors` counts them), never the
+whole corpus build or KnowAct run; a resumed build or KnowAct run runs it again (errors are never cached).
 """
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..llm.base import Backend
+from ..llm.retry import ProviderError
+from ..llm.tasks import ParseError
 from ..traces.profiles import Perturbation
 from ..traces.schema import DIMENSIONS, Profile, Task
 from .recorder import Recorder, SimClock
@@ -56,10 +65,14 @@ class LLMAgent:
     def run(self) -> dict[str, Any]:
         self.recorder.session_start()
         done = False
-        for _ in range(self.max_iterations):
-            done = self._iteration()
-            if done:
-                break
+        try:
+            for _ in range(self.max_iterations):
+                done = self._iteration()
+                if done:
+                    break
+        except (ProviderError, ParseError) as exc:  # raised by agent_step, inside an iteration
+            self.recorder.iteration_end()
+            return {**self.recorder.session_end(completed=False), "error": f"{type(exc).__name__}: {exc}"[:500]}
         return self.recorder.session_end(completed=done)
 
     def _iteration(self) -> bool:
@@ -102,3 +115,21 @@ class LLMAgent:
         before = len(self.messages)
         self.messages = head + tail
         self.recorder.compaction(before, len(self.messages), tokens - self._estimate_context())
+
+
+def model_error(summary: Path) -> str | None:
+    """The model error a run's summary.json records (None for a finished run, or one not run yet)."""
+    try:
+        return json.loads(summary.read_text(encoding="utf-8")).get("error")
+    except FileNotFoundError:
+        return None
+
+
+def model_errors(summaries: Iterable[Path]) -> dict[str, int]:
+    """Runs that ended on a model error (their summary.json files), by error type."""
+    counts: dict[str, int] = {}
+    for path in sorted(summaries):
+        if error := model_error(path):
+            kind = error.split(":", 1)[0]
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts

@@ -23,7 +23,6 @@ layout, and what the agent was given in `<key>/given.json`.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,12 +31,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine.corpus import generate_trajectory, trajectory_id
-from ..engine.llm_agent import LLMAgent
+from ..engine.llm_agent import LLMAgent, model_error, model_errors
 from ..engine.recorder import Recorder, SimClock
 from ..engine.sandbox import sandboxed_run
 from ..engine.tools import ToolBox
-from ..llm.retry import ProviderError
-from ..llm.tasks import ParseError
 from ..memory.filegramos.calibration import Reading
 from ..traces.schema import DIMENSION_CODES, Profile, Task, Tier
 from ..util import atomic
@@ -114,27 +111,11 @@ class ActingLLMAgent(LLMAgent):
         super().__init__(replace(persona, attributes={}), task, backend, tools, recorder, clock)
         self.messages[0] = {"role": "system", "content": act_prompt(persona, context)}
 
-    def run(self) -> dict[str, Any]:
-        """summary.json's content. A model call that fails for good (a prompt the model's window cannot hold, a
-        timeout, a tool call whose arguments do not parse) ends this run unfinished, with the error in the
-        summary (`act_errors` counts them), instead of ending the whole KnowAct run."""
-        try:
-            return super().run()
-        except (ProviderError, ParseError) as exc:  # raised by agent_step, inside an iteration
-            self.recorder.iteration_end()
-            summary = self.recorder.session_end(completed=False)
-            return {**summary, "error": f"{type(exc).__name__}: {exc}"[:500]}
-
 
 def act_errors(root: Path) -> dict[str, int]:
-    """LLM act runs under `root` (a KnowAct output folder) that ended on a model error, by error type."""
-    counts: dict[str, int] = {}
-    for path in sorted(root.glob("act/llm/*/s*/signal/*/summary.json")):
-        error = json.loads(path.read_text(encoding="utf-8")).get("error")
-        if error:
-            kind = error.split(":", 1)[0]
-            counts[kind] = counts.get(kind, 0) + 1
-    return counts
+    """LLM act runs under `root` (a KnowAct output folder) that ended on a model error, by error type (such a run
+    ends unfinished, `LLMAgent.run`, instead of ending the whole KnowAct run)."""
+    return model_errors(root.glob("act/llm/*/s*/signal/*/summary.json"))
 
 
 def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, seed: int, workspaces: Path,
@@ -161,7 +142,7 @@ def act(persona: Profile, task: Task, root: Path, k: int, *, seed: int, workspac
     if agent not in AGENTS:
         raise ValueError(f"unknown acting agent {agent!r}; agents: {', '.join(AGENTS)}")
     final = root / f"s{k}" / "signal" / trajectory_id(persona, task)
-    if (final / "events.json").is_file():
+    if (final / "events.json").is_file() and not model_error(final / "summary.json"):  # one that failed runs again
         return final
     engine_seed = run_seed(seed, k)
     if agent == "offline":
