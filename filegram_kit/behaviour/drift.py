@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..llm.tasks import ParseError
 from ..traces.schema import Trajectory
 from ..traces.tasks import load_tasks
 from .fingerprint import FEATURES, deviations, fingerprints, with_zscores
@@ -69,6 +68,8 @@ def drift_frame(fp: pl.DataFrame, *, backend: Backend | None = None, tau: float 
     columns are used as they are); `backend` answers the judge (default offline); judge=False skips the judge
     (labels stay null). Unflagged sessions are not judged.
     """
+    from ..llm.tasks import ParseError  # llm sits above behaviour: imported where the judge is asked
+
     if backend is None and judge:
         from ..llm import get_backend
 

