@@ -139,4 +139,3 @@ def test_a_model_call_that_fails_for_good_leaves_that_run_unfinished_and_the_nex
                          backend="offline", executor="serial", store=False)
     assert (again.built, again.skipped, again.model_errors) == (1, 1, {})
     assert "error" not in json.loads((folder / "summary.json").read_text())
-
