@@ -306,6 +306,24 @@ def test_an_agent_whose_tools_take_much_of_the_window_fits_after_a_second_refusa
     assert model.usage.total("context_cuts") == 2
 
 
+def test_a_whole_file_written_in_one_tool_call_is_cut_in_the_conversation_not_an_overflow(server):
+    """SmolLM2 wrote a 10,000-character file in one `write` call: the call stays in the conversation as its
+    latest turn, and its argument is the text that must lose its end (the contents alone are far too short)."""
+    server.reply(CHAT, tokenizer := Tokenizer(window=4096, chars_per_token=3.5, overhead=600, reply="Done."), times=4)
+    model = backend(server)
+    text = "A line of the report that the model wrote again and again. " * 170
+    messages = [{"role": "system", "content": "You are careful."}, {"role": "user", "content": "Write the report."},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"name": "write", "arguments": {"file_path": "report.md", "content": text}, "id": "c0"}]},
+                {"role": "tool", "tool_call_id": "c0", "content": "ERROR (invalid_input): too long"}]
+    assert model.agent_step(messages, TOOL_SPECS).done
+    assert tokenizer.statuses[-1] == 200 and model.usage.total("context_cuts") == 1
+    sent = json.loads(server.requests[-1].json["messages"][2]["tool_calls"][0]["function"]["arguments"])
+    assert sent["file_path"] == "report.md"
+    assert 1000 < len(sent["content"]) < len(text) and "characters cut" in sent["content"]
+    assert messages[2]["tool_calls"][0]["arguments"]["content"] == text  # the agent's own record keeps it all
+
+
 def test_a_window_too_small_for_the_question_itself_is_a_context_overflow(server):
     too_long = {"error": {"message": "Requested tokens (900) exceed context window of 80"}}
     server.reply(CHAT, too_long, status=400, times=3)

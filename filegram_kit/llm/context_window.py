@@ -8,7 +8,8 @@ cuts and asks once more, and remembers the window, so later prompts are cut befo
 The rule (`cut_fields`): the longest field the template is filled with (the context, the session text, the
 action list) loses its end, so that the prompt fits in the window less the reply's cap; the instructions, the
 question and the options are never cut. An agent's conversation (`cut_messages`) first loses its oldest turns
-after the system and task messages, then, if need be, the end of its longest message. The cut is marked in
+after the system and task messages, then, if need be, the end of its longest text (a message, or a text argument
+of a tool call: a whole file written in one call). The cut is marked in
 the prompt and counted (`context_cuts` in the backend's usage). How many characters fit is learnt from the
 model's own token counts (`PromptSizes`: the refused prompts included), not guessed: a refused prompt is cut in
 proportion to what the window allows, and a second refusal of the same prompt fits the template's fixed
@@ -132,7 +133,8 @@ def cut_messages(messages: list[dict[str, Any]], length: Callable[[list[dict[str
                  budget: int) -> tuple[list[dict[str, Any]], int]:
     """An agent's conversation cut to `budget`, as agent harnesses compact one: the system and task messages
     stay, the oldest turns after them go (never leaving a tool's answer whose call went), and when the
-    latest turn alone is still too long, its longest message loses its end (as `cut_fields`)."""
+    latest turn alone is still too long, its longest text (a message's, or a tool call's text argument) loses its
+    end (as `cut_fields`)."""
     if length(messages) <= budget:
         return messages, 0
     head, tail = messages[:2], messages[2:]
@@ -143,12 +145,43 @@ def cut_messages(messages: list[dict[str, Any]], length: Callable[[list[dict[str
     if not tail and messages[2:]:
         tail = messages[-1:] if messages[-1].get("role") != "tool" else _last_turn(messages)
     kept = head + tail
-    dropped = sum(len(str(m.get("content") or "")) for m in messages) - sum(len(str(m.get("content") or ""))
-                                                                          for m in kept)
-    fields = {str(i): m.get("content") for i, m in enumerate(kept) if isinstance(m.get("content"), str)}
-    cut_to, cut = cut_fields(fields, lambda f: length([{**m, "content": f.get(str(i), m.get("content"))}
-                                                       for i, m in enumerate(kept)]), budget)
-    return [{**m, "content": cut_to.get(str(i), m.get("content"))} for i, m in enumerate(kept)], dropped + cut
+    dropped = _chars(messages) - _chars(kept)
+    cut_to, cut = cut_fields(_cuttable(kept), lambda f: length(_filled(kept, f)), budget)
+    return _filled(kept, cut_to), dropped + cut
+
+
+def _cuttable(messages: list[dict[str, Any]]) -> dict[str, str]:
+    """The texts a cut may shorten, by place: each message's content and each text argument of its tool calls
+    (a model that writes a whole file in one call puts the file there, and the call stays in the conversation)."""
+    fields = {}
+    for i, message in enumerate(messages):
+        if isinstance(message.get("content"), str):
+            fields[str(i)] = message["content"]
+        for j, call in enumerate(message.get("tool_calls") or []):
+            arguments = call.get("arguments")
+            for key, value in (arguments.items() if isinstance(arguments, dict) else ()):
+                if isinstance(value, str):
+                    fields[f"{i}.{j}.{key}"] = value
+    return fields
+
+
+def _filled(messages: list[dict[str, Any]], fields: dict[str, str]) -> list[dict[str, Any]]:
+    """`messages` with the texts `_cuttable` names replaced by `fields`' (cut) values."""
+    filled = []
+    for i, message in enumerate(messages):
+        message = {**message, "content": fields.get(str(i), message.get("content"))}
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {**call, "arguments": {key: fields.get(f"{i}.{j}.{key}", value)
+                                       for key, value in call["arguments"].items()}}
+                if isinstance(call.get("arguments"), dict) else call
+                for j, call in enumerate(message["tool_calls"])]
+        filled.append(message)
+    return filled
+
+
+def _chars(messages: list[dict[str, Any]]) -> int:
+    return sum(len(text) for text in _cuttable(messages).values())
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
