@@ -309,6 +309,14 @@ def test_the_command_runs_against_a_loopback_openai_compatible_server(tiny, tmp_
     assert any("[infer_preferences" in p for p in prompts) and "Utilization" in capsys.readouterr().out
 
 
+def test_the_command_takes_a_short_persona_id_as_the_corpus_names_it(tiny):
+    """`filegram corpus --profiles p12` takes a short id; `filegram knowact --personas p12` once refused it."""
+    from filegram_kit.cli.knowact import corpus_persona_ids
+
+    short = PERSONA.split("_")[0]
+    assert corpus_persona_ids(tiny, [short, f" {PERSONA}", "p99", ""]) == [PERSONA, PERSONA, "p99"]
+
+
 def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_path, monkeypatch):
     from filegram_kit.llm import get_backend
 

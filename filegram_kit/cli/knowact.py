@@ -9,6 +9,20 @@ from pathlib import Path
 from ..util.executors import add_executor_arguments
 
 
+def corpus_persona_ids(corpus: Path, asked: list[str]) -> list[str]:
+    """The corpus's persona ids for `asked`, where a short id names one of them ("p1" -> "p1_methodical", as
+    `filegram corpus --profiles p1` takes it); ids the corpus lacks pass through, for `run_knowact` to refuse."""
+    from ..traces.profiles import load_profiles
+
+    path = corpus / "profiles.json"
+    known = list(load_profiles(path)) if path.is_file() else []
+    resolved = []
+    for pid in (p.strip() for p in asked if p.strip()):
+        matches = [k for k in known if k.split("_")[0] == pid]
+        resolved.append(matches[0] if pid not in known and len(matches) == 1 else pid)
+    return resolved
+
+
 def cmd_knowact(args: argparse.Namespace) -> int:
     from ..knowact import DEFAULT_METHODS, run_knowact
     from ..report.knowact_views import format_report
@@ -16,7 +30,7 @@ def cmd_knowact(args: argparse.Namespace) -> int:
     if not args.corpus.is_dir():
         raise FileNotFoundError(f"{args.corpus}: no such corpus folder (build one with `filegram corpus --out DIR`)")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else list(DEFAULT_METHODS)
-    personas = [p.strip() for p in args.personas.split(",") if p.strip()] if args.personas else None
+    personas = corpus_persona_ids(args.corpus, args.personas.split(",")) if args.personas else None
     params = json.loads(args.backend_params) if args.backend_params else None
     cases = run_knowact(args.corpus, args.out, methods=methods, backend=args.backend, backend_params=params,
                         agent=args.agent, seed=args.seed, personas=personas, workers=args.workers,
@@ -45,7 +59,7 @@ def add_knowact(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", choices=("offline", "llm"), default="offline", help="the acting agent: the offline "
                    "policy on inferred tiers, or the LLM agent with the context in its prompt (needs a model backend)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder (rerun to resume)")
-    p.add_argument("--personas", metavar="LIST", help="comma-separated persona ids (default: all in the corpus)")
+    p.add_argument("--personas", metavar="LIST", help="comma-separated persona ids, or short ids as p1 (default: all in the corpus)")
     p.add_argument("--seed", type=int, default=0, help="split, question and act seed (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel persona workers (1 = serial, for debugging)")
     add_executor_arguments(p, what="persona units")
