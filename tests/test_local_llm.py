@@ -89,6 +89,26 @@ def test_text_tasks_reach_the_model_unescaped_and_agent_steps_reach_its_tool_cal
     assert [c.name for c in step.tool_calls] == ["read"]  # the tools were shown and the call parsed
 
 
+def test_a_call_with_tools_stops_at_the_requested_cap(local_model):
+    """llama-cpp-python's chatml-function-calling generates without the request's max_tokens: SmolLM2 once wrote
+    one call's arguments until the window was full, for over ten minutes (local_chat_format keeps the cap)."""
+    import openai
+
+    base_url, _ = local_model
+    client = openai.OpenAI(base_url=base_url, api_key="not-needed")
+    write = {"type": "function", "function": {"name": "write", "description": "Write a file.", "parameters": {
+        "type": "object", "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["file_path", "content"]}}}
+    cap = 24
+    reply = client.chat.completions.create(
+        model=local_server.MODEL["tool_alias"], max_tokens=cap, tools=[write], tool_choice="auto",  # as openai_compat
+        messages=[{"role": "system", "content": "You write files with the tools."},
+                  {"role": "user", "content": "Write a report of three thousand words on the history of filing "
+                                              "cabinets into report.md."}])
+    calls = reply.choices[0].message.tool_calls or []
+    assert 0 < reply.usage.completion_tokens <= cap * max(1, len(calls))
+
+
 def test_the_bench_runs_through_the_real_model_errors_are_rows_and_the_rerun_is_free(local_model, small_corpus,
                                                                                        tmp_path):
     from filegram_kit.bench.generate import build_items_with_report

