@@ -306,6 +306,32 @@ def test_an_agent_whose_tools_take_much_of_the_window_fits_after_a_second_refusa
     assert model.usage.total("context_cuts") == 2
 
 
+def test_a_long_agent_conversation_keeps_the_beginning_of_its_cut_for_several_steps():
+    """A local server rereads only what follows the prompt it read last: cut by one more turn at every step, the
+    conversation began differently each time and SmolLM2 reread its whole window at every step (24 s a step)."""
+    from filegram_kit.llm.context_window import cut_messages
+
+    def length(messages: list[dict]) -> int:
+        return len(json.dumps(messages))
+
+    budget, messages, firsts, sizes = 6000, [{"role": "system", "content": "You are careful."},
+                                             {"role": "user", "content": "Tidy up."}], [], []
+    for step in range(80):
+        messages += [{"role": "assistant", "content": "", "tool_calls": [
+                         {"name": "read", "arguments": {"file_path": f"f{step}.md"}, "id": f"c{step}"}]},
+                     {"role": "tool", "tool_call_id": f"c{step}",
+                      "content": f"line {step} of a file. " * (step % 7 + 2)}]
+        kept, dropped = cut_messages(messages, length, budget)
+        assert length(kept) <= budget and kept[:2] == messages[:2] and kept[-1] == messages[-1]
+        assert kept[2]["role"] == "assistant" and kept[2:] == messages[len(messages) - len(kept) + 2:]
+        if dropped:
+            firsts.append(kept[2]["tool_calls"][0]["id"])
+            sizes.append(length(kept))
+    changes = sum(a != b for a, b in zip(firsts[:-1], firsts[1:], strict=True))
+    assert len(firsts) > 40 and changes <= len(firsts) / 4  # the kept part began the same for 4+ steps at a time
+    assert min(sizes) > budget / 2  # and a cut still keeps over half the window's worth
+
+
 def test_a_whole_file_written_in_one_tool_call_is_cut_in_the_conversation_not_an_overflow(server):
     """SmolLM2 wrote a 10,000-character file in one `write` call: the call stays in the conversation as its
     latest turn, and its argument is the text that must lose its end (the contents alone are far too short)."""

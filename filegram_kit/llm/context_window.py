@@ -18,6 +18,7 @@ overhead too.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ SAFETY = 0.9  # aim under the window: a cut changes how the text around it token
 DEFAULT_CHARS_PER_TOKEN = 2.0  # before any prompt was measured (English runs about 4, Chinese about 1.2)
 CHARS_PER_TOKEN_RANGE = (0.5, 12.0)  # what a tokenizer can give; a fit outside it is noise between two prompts
 DISTINCT = 0.05  # two lengths of one prompt this close fit no line
+TURN_BLOCK = 0.25  # an agent's old turns go this share of the budget at a time (`cut_messages`): a quarter keeps
+# at least about half the window's history after a cut and reads the window again once every quarter window
 
 _WINDOW = re.compile(r"(?:context window of|maximum context length is|context length of|n_ctx[= ]+)\s*(\d+)",
                      re.IGNORECASE)
@@ -134,20 +137,47 @@ def cut_messages(messages: list[dict[str, Any]], length: Callable[[list[dict[str
     """An agent's conversation cut to `budget`, as agent harnesses compact one: the system and task messages
     stay, the oldest turns after them go (never leaving a tool's answer whose call went), and when the
     latest turn alone is still too long, its longest text (a message's, or a tool call's text argument) loses its
-    end (as `cut_fields`)."""
+    end (as `cut_fields`).
+
+    The turns go a block at a time (`_block_starts`), not one more at each step: the kept conversation then
+    begins the same for several steps, and a server that keeps the prompt it read last (llama.cpp, vLLM's prefix
+    cache, a provider's prompt cache) reads only the new turn. Cut by one turn a step, SmolLM2 read the whole
+    window again at every step (24 s a step on 2 cores)."""
     if length(messages) <= budget:
         return messages, 0
-    head, tail = messages[:2], messages[2:]
-    while tail and length(head + tail) > budget:
-        tail = tail[1:]
-        while tail and tail[0].get("role") == "tool":
-            tail = tail[1:]
+    head, turns = messages[:2], messages[2:]
+    start = 0
+    while start < len(turns) and length(head + turns[start:]) > budget:
+        start = _skip_answers(turns, start + 1)
+    start = next((block for block in _block_starts(turns, budget) if block >= start), start)
+    tail = turns[start:]
     if not tail and messages[2:]:
         tail = messages[-1:] if messages[-1].get("role") != "tool" else _last_turn(messages)
     kept = head + tail
     dropped = _chars(messages) - _chars(kept)
     cut_to, cut = cut_fields(_cuttable(kept), lambda f: length(_filled(kept, f)), budget)
     return _filled(kept, cut_to), dropped + cut
+
+
+def _skip_answers(turns: list[dict[str, Any]], index: int) -> int:
+    """The first turn at or after `index` that is not a tool's answer (whose call would be gone)."""
+    while index < len(turns) and turns[index].get("role") == "tool":
+        index += 1
+    return index
+
+
+def _block_starts(turns: list[dict[str, Any]], budget: int) -> list[int]:
+    """Where a cut conversation may begin: the first turn (not a tool's answer) after each further TURN_BLOCK of
+    the budget in the turns' characters. They depend only on the turns before them, so they stay where they are as the
+    conversation grows, and the kept part keeps its beginning until the window forces the next block out."""
+    block = max(1, int(budget * TURN_BLOCK))
+    starts, before, last = [], 0, 0
+    for index, turn in enumerate(turns):
+        if turn.get("role") != "tool" and before // block > last:
+            starts.append(index)
+            last = before // block
+        before += len(json.dumps(turn, ensure_ascii=False, default=str))
+    return starts
 
 
 def _cuttable(messages: list[dict[str, Any]]) -> dict[str, str]:
