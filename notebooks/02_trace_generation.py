@@ -13,6 +13,7 @@ with app.setup:
     import filegram_kit as fk
     from filegram_kit.engine import generate_trajectory
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
+    from filegram_kit.notebook_results import KeptResults, stale_note
     from filegram_kit.report import trace_views as tv
     from filegram_kit.widgets import TimelineBrowser
     from filegram_kit.workspace import ensure_template
@@ -60,16 +61,28 @@ def _(smoke):
 
 
 @app.cell
-def _(autorun, persona_a, persona_b, run, seed, task_pick):
-    mo.stop(not (run.value or autorun), mo.md("Press **Run the engine** to generate the two trajectories."))
-    task = fk.get_task(task_pick.value)
-    runs = {}
-    for _pid in mo.status.progress_bar(list(dict.fromkeys([persona_a.value, persona_b.value])), title="Running"):
-        _folder = generate_trajectory(PROFILES[_pid], task, WORK / "signal", seed=int(seed.value),
-                                      workspace_cache=WORK / "workspaces")
-        runs[_pid] = fk.read_trajectory(_folder)
-    first = runs[persona_a.value]
-    return first, runs, task
+def _():
+    # the last runs by setting: a changed control keeps the last one on screen, marked stale (docs/notebooks.md)
+    engine_runs = KeptResults("Run the engine")
+    return (engine_runs,)
+
+
+@app.cell
+def _(autorun, engine_runs, persona_a, persona_b, run, seed, task_pick):
+    def _run_engine():
+        _task, _seed, _runs = fk.get_task(task_pick.value), int(seed.value), {}
+        for _pid in mo.status.progress_bar(list(dict.fromkeys([persona_a.value, persona_b.value])), title="Running"):
+            _folder = generate_trajectory(PROFILES[_pid], _task, WORK / f"signal-seed{_seed}", seed=_seed,
+                                          workspace_cache=WORK / "workspaces")
+            _runs[_pid] = fk.read_trajectory(_folder)
+        return _runs, _runs[persona_a.value], _task, _seed
+
+    _kept = engine_runs.get({"Persona": persona_a.value, "Compare with": persona_b.value, "Task": task_pick.value,
+                             "Seed": int(seed.value)}, pressed=run.value, autorun=autorun, compute=_run_engine)
+    mo.stop(_kept.value is None, mo.md("Press **Run the engine** to generate the two trajectories."))
+    runs, first, task, run_seed = _kept.value  # an earlier setting's runs while the note says so
+    stale_note(_kept)
+    return first, run_seed, runs, task
 
 
 @app.cell
@@ -104,8 +117,8 @@ def _(runs):
 
 
 @app.cell
-def _(first, seed, task):
-    _before = tv.listing(ensure_template(task, WORK / "workspaces", seed=int(seed.value)))
+def _(first, run_seed, task):
+    _before = tv.listing(ensure_template(task, WORK / "workspaces", seed=run_seed))
     _after = tv.snapshot_listing(first)  # the final fs_snapshot's tree blob
     mo.vstack([
         mo.md(f"## Workspace before and after ({first.id})\n`+` created, `-` gone. "

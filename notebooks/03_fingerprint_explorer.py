@@ -20,6 +20,7 @@ with app.setup:
     from filegram_kit.report import fingerprint_views as fv
     from filegram_kit.report.tables import corpus_tiers, fingerprint_table
     from filegram_kit.traces.schema import DIMENSION_CODES, DIMENSIONS
+    from filegram_kit.util.natural_order import natural_sorted
 
     # smoke mode: 4 contrasting personas x 8 tasks (5 of them perturbation candidates), built in a few seconds
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
@@ -164,7 +165,7 @@ def _(drifted, frame):
 
 @app.cell
 def _(fp, smoke):
-    _ids = sorted(fp["profile_id"].unique())
+    _ids = natural_sorted(fp["profile_id"].unique())
     persona_a = mo.ui.dropdown(options=_ids, value="p1_methodical", label="Persona a")
     persona_b = mo.ui.dropdown(options=_ids, value="p3_efficient_executor" if smoke else "p2_thorough_reviser",
                                label="Persona b")

@@ -16,9 +16,12 @@ with app.setup:
     from filegram_kit.bench.schema import SUB_TRACKS
     from filegram_kit.memory.filegramos.retrieve import CHANNELS
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
+    from filegram_kit.notebook_results import KeptResults, stale_note
     from filegram_kit.report.ablation_views import removal_figure
     from filegram_kit.report.bench_views import results_folder
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
+    from filegram_kit.report.persona_spread import spread_personas
+    from filegram_kit.util.natural_order import natural_sorted
 
     # smoke mode: 4 contrasting personas x 6 tasks (every sub-task has items), built in a temporary folder
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
@@ -58,15 +61,17 @@ def _(smoke):
     with mo.status.spinner(title="Checking the corpus and building its items ..."):
         corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
         items = build_items(corpus, seed=0)
-    personas = sorted({i.profile_id for i in items})
+    personas = natural_sorted({i.profile_id for i in items})
+    # 6 personas far apart on the dimension grid: real intervals (a CI needs >= 5 personas) at interactive speed
+    spread = spread_personas(ground_truth(corpus)[0], among=personas)
     mo.md(f"**{len(items):,} items** of item seed 0 on `{corpus}` ({len(personas)} personas).")
-    return corpus, items, personas
+    return corpus, items, personas, spread
 
 
 @app.cell
-def _(personas, smoke):
+def _(personas, smoke, spread):
     keep = mo.ui.multiselect(options=list(CHANNELS), value=list(CHANNELS), label="Your channels")
-    who = mo.ui.multiselect(options=personas, value=personas[:2], label="Personas")
+    who = mo.ui.multiselect(options=personas, value=spread, label="Personas")
     subtasks = mo.ui.multiselect(options=list(SUB_TRACKS), value=list(SUB_TRACKS), label="Sub-tasks")
     limit = mo.ui.slider(steps=[2, 5, 10, 20, 50, 100, 1000], value=5 if smoke else 20, label="Items per sub-task")
     run = mo.ui.run_button(label="Run the ablation")
@@ -86,24 +91,33 @@ def _(keep):
 
 
 @app.cell
-def _(autorun, corpus, items, limit, run, subtasks, variants, who):
-    mo.stop(not (run.value or autorun), mo.md("Press **Run the ablation**."))
-    _picked = [i for i in items if i.profile_id in who.value and i.sub_track in subtasks.value]
-    mo.stop(not _picked, mo.md("No items for that choice: pick at least one persona and one sub-task."))
-    with mo.status.spinner(title=f"{len(variants)} settings on up to {limit.value} items per sub-task ..."):
-        rows = evaluate(_picked, corpus, ablation.as_methods(variants), out=results_folder(WORK / "runs", _picked),
-                        workers=1, limit=limit.value, progress=False)
-    table = ablation.ablation_table(rows, variants, n_boot=500)
-    mo.vstack([mo.md(f"### Your run: {rows['question_id'].n_unique()} items x {len(variants)} settings"),
-               mo.ui.table(table, selection=None)])
-    return rows, table
+def _():
+    # the last results by setting: a changed control keeps the last one on screen, marked stale (see docs/notebooks.md)
+    ablation_runs = KeptResults("Run the ablation")
+    return (ablation_runs,)
 
 
 @app.cell
-def _(rows, variants):
-    _changes = ablation.variant_changes(rows, variants, n_boot=500)
-    mo.ui.plotly(removal_figure(_changes).figure) if _changes.height else mo.md("No changes to draw.")
-    return
+def _(ablation_runs, autorun, corpus, items, keep, limit, run, subtasks, variants, who):
+    _picked = [i for i in items if i.profile_id in who.value and i.sub_track in subtasks.value]
+    mo.stop(not _picked, mo.md("No items for that choice: pick at least one persona and one sub-task."))
+
+    def _answer():
+        with mo.status.spinner(title=f"{len(variants)} settings on up to {limit.value} items per sub-task ..."):
+            _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
+                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value, progress=False)
+            return (_rows, ablation.ablation_table(_rows, variants, n_boot=500),
+                    ablation.variant_changes(_rows, variants, n_boot=500), len(variants))
+
+    _kept = ablation_runs.get({"Your channels": keep.value, "Personas": who.value, "Sub-tasks": subtasks.value,
+                               "Items per sub-task": limit.value}, pressed=run.value, autorun=autorun, compute=_answer)
+    mo.stop(_kept.value is None, mo.md("Press **Run the ablation**."))
+    rows, table, _changes, _settings = _kept.value
+    mo.vstack([stale_note(_kept),
+               mo.md(f"### Your run: {rows['question_id'].n_unique()} items x {_settings} settings"),
+               mo.ui.table(table, selection=None),
+               mo.ui.plotly(removal_figure(_changes).figure) if _changes.height else mo.md("No changes to draw.")])
+    return rows, table
 
 
 @app.cell

@@ -15,9 +15,12 @@ with app.setup:
     from filegram_kit.bench.harness import evaluate
     from filegram_kit.memory.filegramos import Knobs
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
+    from filegram_kit.notebook_results import KeptResults, stale_note
     from filegram_kit.report.ablation_views import sweep_figure
     from filegram_kit.report.bench_views import results_folder
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
+    from filegram_kit.report.persona_spread import spread_personas
+    from filegram_kit.util.natural_order import natural_sorted
 
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
     SMOKE_TASKS = ["T-01", "T-02", "T-03", "T-05", "T-09", "T-16"]
@@ -58,22 +61,24 @@ def _(smoke):
     with mo.status.spinner(title="Checking the corpus and building its items ..."):
         corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
         items = build_items(corpus, seed=0)
-    personas = sorted({i.profile_id for i in items})
+    personas = natural_sorted({i.profile_id for i in items})
+    # 6 personas far apart on the dimension grid: real intervals (a CI needs >= 5 personas) at interactive speed
+    spread = spread_personas(ground_truth(corpus)[0], among=personas)
     mo.md(f"**{len(items):,} items** of item seed 0 on `{corpus}` ({len(personas)} personas).")
-    return corpus, items, personas
+    return corpus, items, personas, spread
 
 
 @app.cell
-def _(personas, smoke):
-    display_chars = mo.ui.slider(steps=list(SWEEPS["display_chars"]), value=DEFAULT.display_chars,
+def _(personas, smoke, spread):
+    display_chars = mo.ui.slider(steps=sorted(SWEEPS["display_chars"]), value=DEFAULT.display_chars,
                                  label="display_chars")
-    preview_chars = mo.ui.dropdown(options=[str(v) for v in SWEEPS["preview_chars"]],
+    preview_chars = mo.ui.dropdown(options=[str(v) for v in sorted(SWEEPS["preview_chars"])],
                                    value=str(DEFAULT.preview_chars), label="preview_chars")
     files_per_task = mo.ui.dropdown(options=[str(v) for v in sorted(SWEEPS["files_per_task"])],
                                     value=str(DEFAULT.files_per_task), label="files_per_task")
     edit_chains = mo.ui.checkbox(value=DEFAULT.edit_chains, label="edit_chains")
     content_previews = mo.ui.checkbox(value=DEFAULT.content_previews, label="content_previews")
-    who = mo.ui.multiselect(options=personas, value=personas[:2], label="Personas")
+    who = mo.ui.multiselect(options=personas, value=spread, label="Personas")
     limit = mo.ui.slider(steps=[2, 5, 10, 20, 50, 100, 1000], value=5 if smoke else 20, label="Items per sub-task")
     run = mo.ui.run_button(label="Sweep every knob")
     mo.vstack([mo.md("**Base setting** (one control per Table 14 knob), and what to run on:"),
@@ -90,20 +95,32 @@ def _(content_previews, display_chars, edit_chains, files_per_task, preview_char
             "content_previews": content_previews.value}
     variants = ablation.sweep(base)
     mo.md(f"Base: `{base}` → **{len(ablation.as_methods(variants))} distinct settings** to answer.")
-    return (variants,)
+    return base, variants
 
 
 @app.cell
-def _(autorun, corpus, items, limit, run, variants, who):
-    mo.stop(not (run.value or autorun), mo.md("Press **Sweep every knob**."))
+def _():
+    # the last sweeps by setting: a changed control keeps the last one on screen, marked stale (docs/notebooks.md)
+    sweep_runs = KeptResults("Sweep every knob")
+    return (sweep_runs,)
+
+
+@app.cell
+def _(autorun, base, corpus, items, limit, run, sweep_runs, variants, who):
     _picked = [i for i in items if i.profile_id in who.value]
     mo.stop(not _picked, mo.md("Pick at least one persona."))
-    with mo.status.spinner(title=f"Answering {len(ablation.as_methods(variants))} settings ..."):
-        rows = evaluate(_picked, corpus, ablation.as_methods(variants), out=results_folder(WORK / "runs", _picked),
-                        workers=1, limit=limit.value, progress=False)
-        sweeps = ablation.sweep_frame(rows, variants, n_boot=500)
-    mo.vstack([mo.ui.plotly(sweep_figure(sweeps).figure),
-               mo.ui.table(sweeps.drop("is_base"), selection=None)])
+
+    def _sweep():
+        with mo.status.spinner(title=f"Answering {len(ablation.as_methods(variants))} settings ..."):
+            _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
+                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value, progress=False)
+            return ablation.sweep_frame(_rows, variants, n_boot=500)
+
+    _kept = sweep_runs.get({"Base setting": base, "Personas": who.value, "Items per sub-task": limit.value},
+                           pressed=run.value, autorun=autorun, compute=_sweep)
+    mo.stop(_kept.value is None, mo.md("Press **Sweep every knob**."))
+    mo.vstack([stale_note(_kept), mo.ui.plotly(sweep_figure(_kept.value).figure),
+               mo.ui.table(_kept.value.drop("is_base"), selection=None)])
     return
 
 

@@ -25,6 +25,7 @@ with app.setup:
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
     from filegram_kit.report.corpus_source import corpus_or_small
     from filegram_kit.report.knowact_figures import attribution_stack, knowact_bars
+    from filegram_kit.util.natural_order import natural_sorted
 
     # smoke mode: 3 personas (each one's Act reader is fit on the other two) x 14 tasks. T-18 fully activates
     # all six dimensions; C and D (the scarce ones) are fully activated by several more (C: T-05 T-14 T-21 T-27
@@ -79,7 +80,7 @@ def _(smoke):
     with mo.status.spinner(title="Checking the corpus ..."):
         corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
         facts = corpus_facts(corpus)
-    personas = sorted(facts.sessions)
+    personas = natural_sorted(facts.sessions)
     _sessions = sum(len(by_task) for by_task in facts.sessions.values())
     mo.md(f"Corpus `{corpus}`: **{len(personas)} personas**, {_sessions:,} sessions.")
     return corpus, facts, personas

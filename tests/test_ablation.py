@@ -113,3 +113,20 @@ def test_digest_recomputes_the_scores(small_corpus, items, tmp_path):
     table = ablation.sensitivity_table(rows, variants, n_boot=100)
     assert table["read against"].to_list() == ["(reference)", variants[0].label, variants[1].label]
     assert table["change"][0] == "–" and table["n"].to_list() == [len(items)] * 3
+
+
+def test_a_sweep_reads_its_values_in_natural_order_whatever_the_base(small_corpus, items, tmp_path):
+    from filegram_kit.report.ablation_views import sweep_figure
+
+    sweeps = {"display_chars": ablation.RETRIEVER_DISPLAY, "files_per_task": (3, 2, 5)}
+    variants = ablation.sweep({"display_chars": 1000, "files_per_task": 5}, sweeps)  # the bases come first
+    assert [v.label for v in variants][:2] == ["display_chars=1000", "display_chars=300"]
+    rows = evaluate(items, small_corpus, ablation.as_methods(variants), out=tmp_path / "run", workers=1, limit=2,
+                    progress=False)
+    frame = ablation.sweep_frame(rows, variants, n_boot=50)
+    assert frame["knob"].unique(maintain_order=True).to_list() == list(sweeps)
+    assert frame.filter(pl.col("knob") == "display_chars")["value"].to_list() == ["300", "500", "800", "1000"]
+    assert frame.filter(pl.col("knob") == "files_per_task")["value"].to_list() == ["2", "3", "5"]
+    figure = sweep_figure(frame.sort("knob", "value")).figure  # text order in: the figure orders its axes itself
+    assert list(figure.layout.xaxis.categoryarray) == ["300", "500", "800", "1000"]
+    assert figure.layout.width is None  # fills the cell it is shown in

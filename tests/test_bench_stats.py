@@ -110,7 +110,7 @@ def test_ci_contains_the_estimate_and_widens_when_personas_disagree():
         for column in ("AttrRec", "Proc", "Avg"):
             row = cell(out, column)
             assert row["estimate"] == pytest.approx(50) and row["lo"] <= row["estimate"] <= row["hi"]
-            assert row["n_personas"] == 20 and not row["single_persona"]
+            assert row["n_personas"] == 20 and not row["few_personas"]
     assert width(cell(spread, "AttrRec")) > 4 * width(cell(similar, "AttrRec")) > 0
 
 
@@ -170,18 +170,32 @@ def test_items_answered_by_only_one_method_are_left_out_of_the_pair():
     assert (row["diff"], row["lo"], row["hi"], row["n_items"]) == (0.0, 0.0, 0.0, 20)
 
 
-def test_degenerate_cases_one_persona_and_missing_reference():
-    one = per_persona([7], 20)
+@pytest.mark.parametrize("personas", [1, 2, 4])
+def test_fewer_than_five_personas_give_no_bounds_and_the_tables_say_why(personas):
+    """Items about 1-4 personas: the estimate stands, but a percentile interval over so few clusters is not
+    one ("35.0 [35.0, 35.0]" from 2 personas reads as certainty), so lo/hi are null and cells say why."""
+    correct = [7, 3, 12, 5][:personas]
+    one = per_persona(correct, 20)
     row = cell(bootstrap_scores(one, n_boot=100), "AttrRec")
-    assert row["single_persona"] and row["lo"] == row["hi"] == row["estimate"] == 35.0
-    pair = pl.concat([one.with_columns(pl.lit("filegramos").alias("method")), per_persona([12], 20)])
+    assert row["few_personas"] and row["lo"] is None and row["hi"] is None
+    assert row["estimate"] == pytest.approx(100 * sum(correct) / (20 * personas))
+    pair = pl.concat([one.with_columns(pl.lit("filegramos").alias("method")), per_persona([12] * personas, 20)])
     diff = cell(paired_differences(pair, n_boot=100), "AttrRec")
-    assert diff["single_persona"] and diff["lo"] == diff["hi"] == diff["diff"] == 25.0
-    from filegram_kit.bench.bootstrap import ci_table  # one persona has no interval: the table shows none
+    assert diff["few_personas"] and diff["lo"] is None and diff["hi"] is None
+    assert ci_table(bootstrap_scores(one, n_boot=100))["AttrRec"].item().endswith("(CI needs ≥5 personas)")
+    assert ci_table(paired_differences(pair, n_boot=100))["AttrRec"].item().endswith("(CI needs ≥5 personas)")
 
-    assert ci_table(bootstrap_scores(one, n_boot=100))["AttrRec"].to_list() == ["35.0"]
-    assert ci_table(paired_differences(pair, n_boot=100))["AttrRec"].to_list() == ["+25.0"]
-    assert "[" in ci_table(bootstrap_scores(per_persona([7, 12], 20), n_boot=100))["AttrRec"].item()
+
+def test_five_personas_are_enough_for_an_interval():
+    five = per_persona([7, 3, 12, 5, 9], 20)
+    row = cell(bootstrap_scores(five, n_boot=200), "AttrRec")
+    assert not row["few_personas"] and row["lo"] < row["estimate"] < row["hi"]
+    assert "[" in ci_table(bootstrap_scores(five, n_boot=200))["AttrRec"].item()
+
+
+def test_missing_reference_and_ambiguous_parameters():
+    one = per_persona([7], 20)
+    pair = pl.concat([one.with_columns(pl.lit("filegramos").alias("method")), per_persona([12], 20)])
     with pytest.raises(ValueError, match="reference method 'filegramos'"):
         paired_differences(one, n_boot=10)
     second = pair.filter(pl.col("method") == "filegramos").with_columns(pl.lit("g").alias("params_hash"))
@@ -200,7 +214,10 @@ def test_formatting_and_the_wide_table():
     assert format_diff(1.44, 0.2, 2.6) == "+1.4 [0.2, 2.6]" and format_diff(-0.04, -1.0, 1.0) == "0.0 [-1.0, 1.0]"
     assert format_ci(None, None, None) == format_diff(float("nan"), None, None) == "–"
     assert format_ci(40.0, None, None) == "40.0"
-    frame = pl.concat([per_persona([10, 12, 14], 20, method="filegramos"), per_persona([9, 9, 9], 20, method="mem0")])
+    assert format_ci(40.0, None, None, few=True) == "40.0 (CI needs ≥5 personas)"
+    assert format_diff(-2.0, None, None, few=True) == "-2.0 (CI needs ≥5 personas)"
+    frame = pl.concat([per_persona([10, 12, 14, 8, 16], 20, method="filegramos"),
+                       per_persona([9, 9, 9, 9, 9], 20, method="mem0")])
     scores = bootstrap_scores(frame, n_boot=200)
     wide = ci_table(scores)
     assert wide.columns == ["method", "params_hash", "label", "backend", *STAT_COLUMNS]

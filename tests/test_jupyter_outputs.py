@@ -74,9 +74,11 @@ def test_a_dropdown_with_no_choice_shows_one_that_can_be_picked_back():
     assert element.value is None
 
 
-def test_a_run_button_says_that_run_all_runs_what_it_gates():
-    widget = jo.control_widget(mo.ui.run_button(label="Build the items"))
-    assert "Build the items" in widget.value and jo.GATE_NOTE in widget.value
+def test_a_run_button_is_a_button_that_says_what_it_runs():
+    element = mo.ui.run_button(label="Build the items")
+    widget = jo.control_widget(element)
+    assert isinstance(widget, ipywidgets.Button) and widget.description == "Build the items"
+    assert widget.tooltip == jo.GATE_NOTE and jo.bound_widget(element) is widget
 
 
 def test_a_layout_is_taken_apart_into_what_jupyter_shows(kept):

@@ -15,6 +15,7 @@ from filegram_kit.engine.policy import NEUTRAL
 from filegram_kit.knowact import CATEGORIES, attribute, attribution_shares, plan_split, rates, run_knowact
 from filegram_kit.knowact import act as acting
 from filegram_kit.knowact.split import MIN_INGEST, RANK
+from filegram_kit.report.knowact_views import rate_cells
 from filegram_kit.traces.profiles import get_profile, sample_profiles
 from filegram_kit.traces.schema import DIMENSION_CODES, DIMENSIONS, Tier
 from filegram_kit.traces.tasks import get_task, load_tasks
@@ -47,12 +48,17 @@ def test_rates_count_know_act_and_utilization_by_hand():
     assert m["know_acc"] == pytest.approx(500 / 7) and m["act_acc"] == pytest.approx(400 / 7)
     assert m["utilization"] == pytest.approx(60.0)  # 3 / (3 + 2)
     assert m["act_ceiling"] == pytest.approx(300 / 7) and out["z"]["act_ceiling"] == 100.0
-    for name in ("know_acc", "act_acc", "utilization", "act_ceiling"):
-        assert m[f"{name}_lo"] <= m[name] <= m[f"{name}_hi"]
+    for name in ("know_acc", "act_acc", "utilization", "act_ceiling"):  # 2 personas: too few for an interval
+        assert m[name] is not None and m[f"{name}_lo"] is None and m[f"{name}_hi"] is None
     z = out["z"]
     assert z["know_acc"] == 0.0 and z["utilization"] is None and z["utilization_lo"] is None  # nothing known
-    # one persona: every resample is that persona, so the interval collapses onto the estimate
-    assert z["act_acc_lo"] == z["act_acc_hi"] == 0.0
+    assert z["act_acc"] == 0.0 and z["act_acc_lo"] is None  # one persona: no interval, not "[0.0, 0.0]"
+    five = rates(pl.DataFrame([{**r, "persona": f"{r['persona']}-{k}"} for r in rows for k in range(3)]),
+                 n_boot=200)  # 6 personas: enough
+    for name in ("know_acc", "act_acc", "utilization"):
+        assert five[f"{name}_lo"][0] <= five[name][0] <= five[f"{name}_hi"][0]
+    cells = rate_cells(rates(pl.DataFrame(rows), n_boot=10), ["method"])
+    assert cells["Know"][0] == f"{500 / 7:.1f} (CI needs ≥5 personas)"
     without = rates(pl.DataFrame(rows).drop("oracle_preference_pass"), n_boot=10).row(0, named=True)
     assert without["act_ceiling"] is None and without["act_ceiling_lo"] is None  # not measured is not 0
     assert without["know_observer"] is None
@@ -372,6 +378,9 @@ def test_paired_differences_compare_the_same_cases():
     out = paired_differences(pl.DataFrame(rows), "ref", n_boot=100).row(0, named=True)
     assert out["n"] == 3  # p3 has no reference case: not paired
     assert out["know_diff"] == pytest.approx(-100 / 3) and out["act_diff"] == pytest.approx(-100 / 3)
+    assert out["act_diff_lo"] is None and out["act_diff_hi"] is None  # 2 paired personas: no interval
+    many = pl.DataFrame([{**r, "persona": f"{r['persona']}-{k}"} for r in rows for k in range(3)])
+    out = paired_differences(many, "ref", n_boot=100).row(0, named=True)
     assert out["act_diff_lo"] <= out["act_diff"] <= out["act_diff_hi"]
     assert paired_differences(pl.DataFrame(rows), "absent").is_empty()
 
@@ -388,8 +397,9 @@ def test_free_form_know_is_counted_over_the_cases_asked_only():
     rows = [case("m", "p1", True, True, know_free_pass=True), case("m", "p1", True, False, know_free_pass=False),
             case("m", "p2", False, False, know_free_pass=None),  # dimension E: nothing asked
             case("m", "p2", True, True, know_free_pass=True)]
-    m = rates(pl.DataFrame(rows), n_boot=50).row(0, named=True)
-    assert m["n_free"] == 3 and m["know_free"] == pytest.approx(200 / 3)
+    m = rates(pl.DataFrame([{**r, "persona": f"{r['persona']}-{k}"} for r in rows for k in range(3)]),
+              n_boot=50).row(0, named=True)  # 6 personas, so the rate has an interval
+    assert m["n_free"] == 9 and m["know_free"] == pytest.approx(200 / 3)
     assert m["know_free_lo"] <= m["know_free"] <= m["know_free_hi"]
     assert rates(pl.DataFrame(rows).drop("know_free_pass"), n_boot=10).row(0, named=True)["know_free"] is None
 

@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from ..memory import get_memory
+from ..util.natural_order import natural_key
 from .bootstrap import STAT_COLUMNS, bootstrap_scores, format_ci, format_diff, paired_differences
 from .groups import short_hash
 from .schema import SUB_TRACKS
@@ -103,7 +104,7 @@ def variant_scores(results: pl.DataFrame, variants: list[Variant], *, n_boot: in
         if long.is_empty():
             raise ValueError(f"no result rows for variant {v.label!r} (params_hash {v.params_hash})")
         out.append(long.select(pl.lit(v.label).alias("variant"), "column", "estimate", "lo", "hi", "n_items",
-                               "n_personas"))
+                               "n_personas", "few_personas"))
     return pl.concat(out)
 
 
@@ -120,12 +121,13 @@ def variant_changes(results: pl.DataFrame, variants: list[Variant], *, n_boot: i
         diffs = paired_differences(pair, reference=METHOD, reference_params_hash=ref.params_hash, n_boot=n_boot,
                                    seed=seed)
         out.append(diffs.select(pl.lit(v.label).alias("variant"), pl.lit(ref.label).alias("reference"), "column",
-                                "diff", "lo", "hi", "p_boot", "n_items"))
+                                "diff", "lo", "hi", "p_boot", "n_items", "few_personas"))
     return pl.concat(out) if out else pl.DataFrame()
 
 
 def _wide(long: pl.DataFrame, value: str, fmt, index: list[str]) -> pl.DataFrame:
-    cells = [fmt(x, lo, hi) for x, lo, hi in zip(long[value], long["lo"], long["hi"], strict=True)]
+    cells = [fmt(x, lo, hi, few=few)
+             for x, lo, hi, few in zip(long[value], long["lo"], long["hi"], long["few_personas"], strict=True)]
     return (long.select(*index, "column").with_columns(pl.Series("cell", cells, dtype=pl.String))
             .pivot(on="column", index=index, values="cell", maintain_order=True))
 
@@ -168,8 +170,8 @@ def sensitivity_table(results: pl.DataFrame, variants: list[Variant], *, n_boot:
         change = changes.filter(pl.col("variant") == v.label) if changes.height else changes
         ch = change.row(0, named=True) if change.height else None
         rows.append({"configuration": v.label, "group": v.group, "knobs": _knob_text(v.knobs), **tracks,
-                     "Avg": format_ci(avg["estimate"], avg["lo"], avg["hi"]),
-                     "change": format_diff(ch["diff"], ch["lo"], ch["hi"]) if ch else "–",
+                     "Avg": format_ci(avg["estimate"], avg["lo"], avg["hi"], few=avg["few_personas"]),
+                     "change": format_diff(ch["diff"], ch["lo"], ch["hi"], few=ch["few_personas"]) if ch else "–",
                      "read against": v.reference or "(reference)", "n": avg["n_items"]})
     return pl.DataFrame(rows)
 
@@ -204,7 +206,8 @@ def sweep(base: Mapping[str, Any] | None = None,
 
 def sweep_frame(results: pl.DataFrame, variants: list[Variant], *, column: str = "Avg",
                 n_boot: int = 1000) -> pl.DataFrame:
-    """Per knob value: the score of `column` with its CI, and the paired change from the knob's base value."""
+    """Per knob value (knobs in sweep order, values in natural order): the score of `column` with its CI, and
+    the paired change from the knob's base value."""
     scores = variant_scores(results, variants, n_boot=n_boot).filter(pl.col("column") == column)
     changes = variant_changes(results, variants, n_boot=n_boot)
     changes = (changes.filter(pl.col("column") == column).select("variant", pl.col("diff").alias("change"),
@@ -212,7 +215,9 @@ def sweep_frame(results: pl.DataFrame, variants: list[Variant], *, column: str =
                                                                   pl.col("hi").alias("change_hi"))
                if changes.height else pl.DataFrame(schema={"variant": pl.String, "change": pl.Float64,
                                                             "change_lo": pl.Float64, "change_hi": pl.Float64}))
-    meta = pl.DataFrame([{"variant": v.label, "knob": v.group, "value": str(v.label.split("=", 1)[-1]),
-                          "is_base": v.reference is None} for v in variants])
+    knobs = list(dict.fromkeys(v.group for v in variants))
+    meta = pl.DataFrame(sorted(({"variant": v.label, "knob": v.group, "value": str(v.label.split("=", 1)[-1]),
+                                 "is_base": v.reference is None} for v in variants),
+                               key=lambda r: (knobs.index(r["knob"]), natural_key(r["value"]))))  # 300 before 1000
     return (meta.join(scores.select("variant", "estimate", "lo", "hi", "n_items"), on="variant", how="left")
             .join(changes, on="variant", how="left"))

@@ -20,10 +20,11 @@ the item; an item bootstrap would report intervals that are too narrow. Definiti
   every seed, column and method row of that replicate; a row's weight is how often its persona was
   drawn, every column is recomputed as a weighted mean, and the interval is the percentile interval
   of the replicates. A seed (or Avg sub-task) whose personas were all left out of a replicate is left
-  out of that replicate's mean, as in the estimate. Degenerate cases: a column whose items are all
-  about one persona gets lo = hi = estimate and `single_persona` = True (one cluster carries no
-  between-persona spread; `ci_table` then shows the estimate alone); a column without items gets null
-  estimate/lo/hi and n_items = 0.
+  out of that replicate's mean, as in the estimate. Too few clusters: a column whose items are about
+  fewer than 5 personas (`util.cluster_ci.MIN_CLUSTERS`) gets null lo/hi and `few_personas` = True
+  (a few clusters give a handful of distinct replicates: "35.0 [35.0, 35.0]" from 2 personas would read
+  as certainty); `ci_table` then shows the estimate with "CI needs ≥5 personas". A column without items
+  gets null estimate/lo/hi and n_items = 0.
 - Paired differences: every other method row with the reference's backend and model, minus the
   reference, on the items both answered (inner join on item_seed + question_id; an item's points are
   first averaged over run seeds, the results' `seed` column). The difference is a column score
@@ -45,6 +46,7 @@ import warnings
 import numpy as np
 import polars as pl
 
+from ..util.cluster_ci import MIN_CLUSTERS, with_no_ci_note
 from .score import CHANNEL_COLUMNS, METHOD_LABELS, SUB_TASKS, row_points  # row_points: the house per-row points rule
 
 KEYS = ["method", "params_hash", "backend", "model"]
@@ -149,9 +151,9 @@ def _bootstrap(member: pl.DataFrame, groups: pl.DataFrame, personas: list[str], 
            .join(groups, on="g", maintain_order="left")
            .with_columns(pl.col("n_items", "n_personas").fill_null(0).cast(pl.Int64),
                          pl.col("item_seeds").fill_null(pl.lit([], dtype=pl.List(pl.Int64))))
-           .with_columns((pl.col("n_personas") == 1).alias("single_persona")))
-    collapse = pl.when(pl.col("single_persona")).then(pl.col("estimate"))  # one cluster: no spread to resample
-    out = out.with_columns(collapse.otherwise(pl.col("lo")).alias("lo"), collapse.otherwise(pl.col("hi")).alias("hi"))
+           .with_columns((pl.col("n_personas") < MIN_CLUSTERS).alias("few_personas")))
+    bound = pl.when(~pl.col("few_personas"))  # too few clusters: no interval worth reporting
+    out = out.with_columns(bound.then(pl.col("lo")).alias("lo"), bound.then(pl.col("hi")).alias("hi"))
     return out, reps
 
 
@@ -163,10 +165,11 @@ def bootstrap_scores(results: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0
     """Every Table 3 score with its persona-clustered bootstrap CI, one row per (method row, column).
 
     Columns: method, params_hash, backend, model, column, estimate, lo, hi, n_items, n_personas,
-    single_persona, item_seeds (the seeds that have items in that column). See the module docstring.
+    few_personas (fewer than 5: lo and hi null), item_seeds (the seeds that have items in that column). See
+    the module docstring.
     """
     schema = {**dict.fromkeys(KEYS, pl.String), "column": pl.String, "estimate": pl.Float64, "lo": pl.Float64,
-              "hi": pl.Float64, "n_items": pl.Int64, "n_personas": pl.Int64, "single_persona": pl.Boolean,
+              "hi": pl.Float64, "n_items": pl.Int64, "n_personas": pl.Int64, "few_personas": pl.Boolean,
               "item_seeds": pl.List(pl.Int64)}
     if results.is_empty():
         return pl.DataFrame(schema=schema)
@@ -199,12 +202,12 @@ def paired_differences(results: pl.DataFrame, *, reference: str = "filegramos",
     """Method minus reference per column, on shared items, with a paired persona-clustered bootstrap CI.
 
     Columns: method, params_hash, backend, model, column, diff, lo, hi, p_boot (a bootstrap sign share,
-    not an exact test), n_items (shared items), n_personas, single_persona. Same `seed` as
+    not an exact test), n_items (shared items), n_personas, few_personas. Same `seed` as
     `bootstrap_scores` -> the same persona draws, so both tables come from one set of replicates.
     """
     schema = {**dict.fromkeys(KEYS, pl.String), "column": pl.String, "diff": pl.Float64, "lo": pl.Float64,
               "hi": pl.Float64, "p_boot": pl.Float64, "n_items": pl.Int64, "n_personas": pl.Int64,
-              "single_persona": pl.Boolean}
+              "few_personas": pl.Boolean}
     if results.is_empty():
         return pl.DataFrame(schema=schema)
     frame = _prepare(results)
@@ -245,20 +248,26 @@ def _one(x: float) -> float:
     return round(x, 1) + 0.0  # + 0.0 turns a rounded -0.0 into 0.0
 
 
-def format_ci(estimate: float | None, lo: float | None, hi: float | None) -> str:
-    """'52.8 [49.1, 56.3]'; '52.8' without an interval; '–' (as Table 3 prints it) without an estimate."""
+def format_ci(estimate: float | None, lo: float | None, hi: float | None, *, few: bool = False) -> str:
+    """'52.8 [49.1, 56.3]'; '52.8' without an interval; '52.8 (CI needs ≥5 personas)' when `few`; '–' (as
+    Table 3 prints it) without an estimate."""
     if _missing(estimate):
         return "–"
     text = f"{_one(estimate):.1f}"
+    if few:
+        return with_no_ci_note(text)
     return text if _missing(lo) or _missing(hi) else f"{text} [{_one(lo):.1f}, {_one(hi):.1f}]"
 
 
-def format_diff(diff: float | None, lo: float | None, hi: float | None) -> str:
-    """'-3.2 [-5.0, -1.1]', '+1.4 [0.2, 2.6]': the sign always shown, so a diff table reads at a glance."""
+def format_diff(diff: float | None, lo: float | None, hi: float | None, *, few: bool = False) -> str:
+    """'-3.2 [-5.0, -1.1]', '+1.4 [0.2, 2.6]': the sign always shown, so a diff table reads at a glance;
+    '+1.4 (CI needs ≥5 personas)' when `few`."""
     if _missing(diff):
         return "–"
     value = _one(diff)
     text = f"{value:+.1f}" if value else "0.0"
+    if few:
+        return with_no_ci_note(text)
     return text if _missing(lo) or _missing(hi) else f"{text} [{_one(lo):.1f}, {_one(hi):.1f}]"
 
 
@@ -269,9 +278,9 @@ def ci_table(long: pl.DataFrame) -> pl.DataFrame:
     format_ci / format_diff; `score.format_table3` renders it as Markdown (it hides method, params_hash).
     """
     value, fmt = ("diff", format_diff) if "diff" in long.columns else ("estimate", format_ci)
-    one = long["single_persona"] if "single_persona" in long.columns else pl.Series([False] * long.height)
-    cells = [fmt(v, None, None) if single else fmt(v, lo, hi)  # one persona: no interval to show ("[x, x]" is none)
-             for v, lo, hi, single in zip(long[value], long["lo"], long["hi"], one, strict=True)]  # one per cell
+    few = long["few_personas"] if "few_personas" in long.columns else pl.Series([False] * long.height)
+    cells = [fmt(v, lo, hi, few=bool(f))  # too few personas: the estimate and why there is no interval
+             for v, lo, hi, f in zip(long[value], long["lo"], long["hi"], few, strict=True)]  # one per cell
     wide = (long.select(*KEYS, "column").with_columns(pl.Series("cell", cells, dtype=pl.String))
             .pivot(on="column", index=KEYS, values="cell", maintain_order=True))
     wide = wide.with_columns(pl.lit("–").alias(c) for c in STAT_COLUMNS if c not in wide.columns)

@@ -23,7 +23,8 @@ Definitions (KnowAct, arXiv 2607.29433), one case = one (method, persona, dimens
   false-pass rate: it should be near 0 (No Context is 0 by construction, its runs *are* the zero-memory runs).
 Every rate comes with its counts, so a tiny denominator is visible, and a 95% CI from a persona
 bootstrap: cases of one persona share that persona's memory, so the persona is the sampling unit and a
-ratio's numerator and denominator are resampled together.
+ratio's numerator and denominator are resampled together. From fewer than 5 personas the bounds are null
+(`util.cluster_ci`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+
+from ..util.cluster_ci import enough_clusters
 
 CATEGORIES = ("retrieval", "comprehension", "application")
 N_BOOT = 1000
@@ -59,8 +62,11 @@ def _check(cases: pl.DataFrame, columns: Sequence[str]) -> None:
 
 
 def _cluster_ci(per_persona: np.ndarray, num: int, den: int, seed: int, n_boot: int) -> tuple[float | None, ...]:
-    """(lo, hi) of sum(col num) / sum(col den) * 100 over persona resamples."""
+    """(lo, hi) of sum(col num) / sum(col den) * 100 over persona resamples; (None, None) from fewer than
+    `MIN_CLUSTERS` personas (a few clusters give a handful of distinct replicates, not an interval)."""
     n = per_persona.shape[0]
+    if not enough_clusters(n):
+        return None, None
     rng = np.random.default_rng(seed)
     weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(n_boot)])
     sums = weights @ per_persona

@@ -15,6 +15,7 @@ import polars as pl
 from ..bench.score import METHOD_LABELS
 from ..knowact import CATEGORIES, attribution_shares, rates, run_knowact
 from ..knowact.split import ACT_RUNS, ACT_TASKS
+from ..util.cluster_ci import NO_CI_NOTE
 from .knowact_views import instrument_table, pick_worked_case, rate_cells, summary_table, worked_case
 from .registry import FigureData, TableData, artifact
 from .settings import RunSettings, settings_of
@@ -113,15 +114,18 @@ def knowact_bars(cases: pl.DataFrame) -> FigureData:
     for name, column in (("Know", "know_acc"), ("Act", "act_acc"), ("Utilization", "utilization")):
         values = frame[column].fill_null(0.0)
         fig.add_bar(name=name, x=[_label(m) for m in frame["method"]], y=values, marker_color=COLORS[name],
-                    error_y={"type": "data", "symmetric": False,
-                             "array": (frame[f"{column}_hi"].fill_null(0.0) - values).to_list(),
-                             "arrayminus": (values - frame[f"{column}_lo"].fill_null(0.0)).to_list()})
+                    error_y={"type": "data", "symmetric": False,  # no bounds (too few personas): no bar
+                             "array": (frame[f"{column}_hi"] - values).fill_null(0.0).to_list(),
+                             "arrayminus": (values - frame[f"{column}_lo"]).fill_null(0.0).to_list()})
     if frame["act_ceiling"].is_not_null().any():
         fig.add_scatter(name="Act ceiling (told the true tier)", x=[_label(m) for m in frame["method"]],
                         y=frame["act_ceiling"], mode="markers", marker={"symbol": "line-ew-open", "size": 34,
                                                                          "color": "#444", "line": {"width": 2}})
     fig.update_layout(barmode="group", yaxis_title="% of cases (Utilization: % of known)", yaxis_range=[0, 100],
-                      title="Know vs Act vs Utilization Rate per memory method", template="plotly_white",
+                      title="Know vs Act vs Utilization Rate per memory method"
+                      + (f" ({NO_CI_NOTE}: no error bars)" if (frame["know_acc"].is_not_null()
+                                                                 & frame["know_acc_lo"].is_null()).any() else ""),
+                      template="plotly_white",
                       legend={"orientation": "h", "y": -0.25}, width=1100, height=520)
     return FigureData(fig, frame)
 

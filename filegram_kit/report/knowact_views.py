@@ -14,12 +14,15 @@ from typing import Any
 import polars as pl
 
 from ..knowact.metrics import CATEGORIES, attribution_shares, paired_differences, rates
+from ..util.cluster_ci import with_no_ci_note
 
 
 def _cell(estimate: float | None, lo: float | None, hi: float | None) -> str:
+    """'52.8 [49.1, 56.3]'; a rate without bounds has them from too few personas (`knowact.metrics`)."""
     if estimate is None:
         return "n/a"
-    return f"{estimate:.1f} [{lo:.1f}, {hi:.1f}]" if lo is not None and hi is not None else f"{estimate:.1f}"
+    text = f"{estimate:.1f}"
+    return f"{text} [{lo:.1f}, {hi:.1f}]" if lo is not None and hi is not None else with_no_ci_note(text)
 
 
 def _cells(column: str, label: str, show=_cell) -> pl.Expr:
@@ -40,7 +43,10 @@ def rate_cells(frame: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
 
 
 def _diff(estimate: float | None, lo: float | None, hi: float | None) -> str:
-    return "" if estimate is None else f"{estimate:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+    if estimate is None:
+        return ""
+    text = f"{estimate:+.1f}"
+    return f"{text} [{lo:+.1f}, {hi:+.1f}]" if lo is not None and hi is not None else with_no_ci_note(text)
 
 
 def summary_table(cases: pl.DataFrame, *, n_boot: int = 1000, reference: str = "filegramos") -> pl.DataFrame:

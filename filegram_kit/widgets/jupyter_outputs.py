@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .jupyter_kernel import in_jupyter_kernel, restore_jupyter_kernel
-from .jupyter_reactive import control_changed, display_output, install_reactor
+from .jupyter_reactive import button_pressed, control_changed, display_output, install_reactor
 
 PLACEHOLDER = '<div data-filegram-output="{key}"></div>'
 _PLACEHOLDER_RE = re.compile(r'<div data-filegram-output="(\d+)"></div>')
@@ -44,7 +44,7 @@ TABLE_ROWS = 20  # rows a table shows in Jupyter (marimo pages them); the rest i
 CONTROLS = frozenset({"dropdown", "radio", "multiselect", "slider", "number", "switch", "checkbox", "text",
                       "text_area", "run_button"})  # marimo controls with an ipywidgets form (`control_widget`)
 NO_CHOICE = "\u2014 no choice \u2014"  # a dropdown's "nothing selected" option (marimo's value None)
-GATE_NOTE = "in Jupyter, Run All runs the cells this button gates"
+GATE_NOTE = "runs the cells this button gates (Run All runs them too)"
 _WIDGETS: dict[int, Any] = {}  # id of a live marimo control -> its ipywidget (controls are unhashable)
 _served = False
 
@@ -353,8 +353,12 @@ def control_widget(element: Any) -> Any:
     elif kind in ("text", "text_area"):
         widget = (w.Textarea if kind == "text_area" else w.Text)(value=str(front), **common)
         to_front = str
-    elif kind == "run_button":
-        return w.HTML(f"<button disabled>{_text(label) or 'Run'}</button> <small>{GATE_NOTE}</small>")
+    elif kind == "run_button":  # a click runs the cells it gates, as in marimo
+        button = w.Button(description=_text(label) or "Run", button_style="primary", tooltip=GATE_NOTE,
+                          layout={"width": "auto"})
+        button.on_click(lambda _: button_pressed(element))
+        _WIDGETS[id(element)] = button
+        return button
     else:
         return w.HTML(f"<small>{html.escape(kind)} (a marimo control with no Jupyter form): "
                       f"{html.escape(repr(element.value))[:200]}</small>")

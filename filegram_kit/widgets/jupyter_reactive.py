@@ -16,6 +16,10 @@ that holds the outputs is what can change them from a control's callback; a reac
 `execute_result`) goes there too, through ipykernel's display-hook chain. Limits: a cell that showed nothing the
 first time has no place to show a re-run in; the outputs of reactive cells are widget state, which JupyterLab
 saves with the notebook only when asked (Settings > Save Widget State Automatically).
+
+A *Run* button (`mo.ui.run_button`) is a real button in the kernel: a click re-runs the cells reading it with its
+value True (`button_pressed`); the cells it gates keep their last result on a changed setting
+(`filegram_kit.notebook_results`).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class Reactor:
         self.derived: set[str] = set()  # names defined by reactive cells
         self.current: CellRun | None = None
         self.rerunning = False
+        self.pressing = False  # the re-runs come from a Run button's click, not from a changed setting
         self._publish = shell.display_pub.publish
 
     def install(self) -> None:
@@ -148,12 +153,13 @@ class Reactor:
         return done
 
     def _rerun(self, record: CellRun) -> None:
-        before = self.current  # a cell that set the control from code goes on showing its own outputs
-        self.current, self.rerunning = record, True
+        before, was_rerunning = self.current, self.rerunning  # a cell that set the control from code goes on
+        self.current, self.rerunning = record, True  # showing its own outputs; a re-run may be inside another
         if record.out is not None:
             record.out.outputs = ()
         printed = io.StringIO()
         # the kernel would send a re-run's traceback to whichever request is current: it goes in the Output below
+        outer = self.shell.__dict__.get("_showtraceback")  # set already when this re-run is inside another
         self.shell._showtraceback = _no_traceback
         try:
             with contextlib.redirect_stdout(printed):
@@ -169,8 +175,11 @@ class Reactor:
                     "output_type": "error", "ename": type(error).__name__, "evalue": str(error),
                     "traceback": traceback.format_exception(type(error), error, error.__traceback__)})
         finally:
-            del self.shell._showtraceback  # the shell's own method again
-            self.current, self.rerunning = before, False
+            if outer is None:
+                del self.shell._showtraceback  # the shell's own method again
+            else:
+                self.shell._showtraceback = outer
+            self.current, self.rerunning = before, was_rerunning
 
 
 def _no_traceback(*args: Any) -> None:
@@ -189,3 +198,17 @@ def install_reactor(shell: Any) -> Reactor:
 def control_changed(element: Any) -> list[str]:
     """Called by a control's ipywidget after it set the control's value: re-run its readers, if served."""
     return _reactor.rerun_readers(element) if _reactor is not None else []
+
+
+def button_pressed(element: Any) -> list[str]:
+    """Called by a Run button's ipywidget on a click: its readers re-run with the button's value True, as
+    marimo runs them, and see a press (not a changed setting: `notebook_results.control_rerun`)."""
+    if _reactor is None:
+        return []
+    element._update(int(element._value_frontend or 0) + 1)  # marimo's front end counts clicks: True from 1 on
+    _reactor.pressing = True
+    try:
+        return _reactor.rerun_readers(element)
+    finally:
+        _reactor.pressing = False
+        element._value = False  # as marimo's runtime does once the cells it gates have run

@@ -1,0 +1,102 @@
+"""Results that stay on screen when a setting changes, the same way in marimo and in JupyterLab.
+
+A cell behind a *Run* button re-runs whenever a control it reads changes. Stopping it there (`mo.stop`) wiped
+its last result, so a researcher comparing two settings lost the first one's table on touching the second.
+`KeptResults` is the rule the notebooks use instead, one object per gated cell:
+
+- the button was pressed (or the notebook runs unattended: a script, smoke mode, a Jupyter *Run all*):
+  compute, show it, and remember it under its settings;
+- the settings are ones already computed in this session: show that result again at once (no work);
+- otherwise: keep showing the last result, with a note of what changed since ("Personas changed: press
+  Run the ablation to update");
+- nothing computed yet: nothing to show (the cell says to press the button).
+
+In a Jupyter kernel a changed control re-runs the cells reading it (widgets/jupyter_reactive.py); such a re-run
+counts as a changed setting, not as a press, and the kernel's *Run* button is a real button there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+KEEP = 8  # results remembered per gated cell (the oldest goes first)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a gated cell shows: `value` (None: nothing run yet) and, when it is an earlier setting's, `note`."""
+
+    value: Any
+    note: str | None = None
+    computed: bool = False  # this call ran `compute`
+
+    @property
+    def stale(self) -> bool:
+        return self.note is not None
+
+
+def _key(settings: Mapping[str, Any]) -> str:
+    return json.dumps({k: settings[k] for k in settings}, sort_keys=True, default=repr)
+
+
+def control_rerun() -> bool:
+    """True while a Jupyter kernel re-runs a cell because a control changed (never under marimo or a script)."""
+    from .widgets import jupyter_reactive
+
+    reactor = jupyter_reactive._reactor
+    return reactor is not None and reactor.rerunning and not reactor.pressing
+
+
+class KeptResults:
+    """The results of one gated cell, by their settings, and the settings of the one last shown."""
+
+    def __init__(self, button: str, keep: int = KEEP):
+        self.button = button
+        self.keep = keep
+        self._results: OrderedDict[str, tuple[dict[str, Any], Any]] = OrderedDict()
+        self._shown: dict[str, Any] | None = None
+
+    def get(self, settings: Mapping[str, Any], *, pressed: bool, autorun: bool = False,
+            compute: Callable[[], Any]) -> Kept:
+        """The result for `settings` by the rule in the module docstring; `compute` runs only when it says so.
+
+        `autorun`: the notebook runs unattended (`notebook_args.autorun_mode()`); a control's re-run in a
+        Jupyter kernel still only marks the result stale."""
+        settings = dict(settings)
+        key = _key(settings)
+        if pressed or (autorun and not control_rerun()):
+            value = compute()
+            self._remember(key, settings, value)
+            return Kept(value, computed=True)
+        if key in self._results:
+            self._results.move_to_end(key)
+            self._shown = settings
+            return Kept(self._results[key][1])
+        if self._shown is None:
+            return Kept(None)
+        return Kept(self._results[_key(self._shown)][1], self.changes(settings))
+
+    def changes(self, settings: Mapping[str, Any]) -> str:
+        """'Personas and Items per sub-task changed: press Run to update (below: the result before).'"""
+        changed = [k for k in settings if self._shown is None or self._shown.get(k) != settings[k]]
+        names = " and ".join([", ".join(changed[:-1]), changed[-1]] if len(changed) > 1 else changed) or "Settings"
+        return (f"{names[:1].upper()}{names[1:]} changed: press **{self.button}** to update "
+                "(below: the result of the setting before).")
+
+    def _remember(self, key: str, settings: dict[str, Any], value: Any) -> None:
+        self._results[key] = (settings, value)
+        self._results.move_to_end(key)
+        while len(self._results) > self.keep:
+            self._results.popitem(last=False)
+        self._shown = settings
+
+
+def stale_note(kept: Kept) -> Any:
+    """A marimo callout with `kept.note`, or an empty element when the result is current."""
+    import marimo as mo
+
+    return mo.callout(mo.md(kept.note), kind="warn") if kept.stale else mo.md("")
