@@ -4,8 +4,9 @@ A cell behind a *Run* button re-runs whenever a control it reads changes. Stoppi
 its last result, so a researcher comparing two settings lost the first one's table on touching the second.
 `KeptResults` is the rule the notebooks use instead, one object per gated cell:
 
-- the button was pressed (or the notebook runs unattended: a script, smoke mode, a Jupyter *Run all*):
-  compute, show it, and remember it under its settings;
+- the button was pressed, or the notebook runs unattended and has shown nothing yet (a script, the first run
+  in smoke mode) or the cell was run as such in a Jupyter kernel (*Run all*, Shift-Enter): compute, show it,
+  and remember it under its settings;
 - the settings are ones already computed in this session: show that result again at once (no work);
 - otherwise: keep showing the last result, with a note of what changed since ("Personas changed: press
   Run the ablation to update");
@@ -43,12 +44,13 @@ def _key(settings: Mapping[str, Any]) -> str:
     return json.dumps({k: settings[k] for k in settings}, sort_keys=True, default=repr)
 
 
-def control_rerun() -> bool:
-    """True while a Jupyter kernel re-runs a cell because a control changed (never under marimo or a script)."""
+def jupyter_cell_run() -> bool:
+    """True while a served Jupyter kernel runs a cell because the user ran it (*Run all*, Shift-Enter), not
+    because a control changed (widgets/jupyter_reactive.py); never under marimo or in a script."""
     from .widgets import jupyter_reactive
 
     reactor = jupyter_reactive._reactor
-    return reactor is not None and reactor.rerunning and not reactor.pressing
+    return reactor is not None and not reactor.rerunning
 
 
 class KeptResults:
@@ -64,11 +66,12 @@ class KeptResults:
             compute: Callable[[], Any]) -> Kept:
         """The result for `settings` by the rule in the module docstring; `compute` runs only when it says so.
 
-        `autorun`: the notebook runs unattended (`notebook_args.autorun_mode()`); a control's re-run in a
-        Jupyter kernel still only marks the result stale."""
+        `autorun`: the notebook runs unattended (`notebook_args.autorun_mode()`): the first result comes
+        without a press, and in a Jupyter kernel every run of the cell as such; a changed control only marks
+        the result stale, as when a person presses the buttons."""
         settings = dict(settings)
         key = _key(settings)
-        if pressed or (autorun and not control_rerun()):
+        if pressed or (autorun and (self._shown is None or jupyter_cell_run())):
             value = compute()
             self._remember(key, settings, value)
             return Kept(value, computed=True)

@@ -25,6 +25,7 @@ with app.setup:
     from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
     from filegram_kit.llm import get_backend
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
+    from filegram_kit.notebook_results import KeptResults, stale_note
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
     from filegram_kit.widgets import ItemBrowser
@@ -98,21 +99,35 @@ def _(method_pick):
 @app.cell
 def _(smoke):
     load = mo.ui.run_button(label="Build the items")
+    item_seed = mo.ui.number(start=0, stop=999, step=1, value=0, label="Item seed")
     _what = (f"a small corpus ({len(SMOKE_PERSONAS)} personas x {len(SMOKE_TASKS)} tasks) in a temporary folder"
              if smoke else "the full corpus in `data/corpus` (20 personas x 32 tasks; built once, about a minute)")
-    mo.vstack([mo.md(f"## Items\nThis builds {_what}, then its bench items (seed 0)."), load])
-    return (load,)
+    mo.vstack([mo.md(f"## Items\nThis builds {_what}, then its bench items for the item seed (a seed built "
+                     "before in this session comes back at once)."), mo.hstack([item_seed, load], justify="start")])
+    return item_seed, load
 
 
 @app.cell
-def _(autorun, load, smoke):
-    mo.stop(not (load.value or autorun), mo.md("Press **Build the items** to start."))
-    with mo.status.spinner(title="Building or loading the corpus, then the items ..."):
-        corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
-        items = build_items(corpus, seed=0, progress=False)
-        store = TrajectoryStore(corpus)  # loads and cleans each trajectory once, on first use
-    mo.md(f"**{len(items):,} items** in {len({i.sub_track for i in items})} sub-tasks, about "
-          f"{len({i.profile_id for i in items})} personas.")
+def _():
+    # the items by seed: a seed seen before is shown again at once; a new one waits for the button
+    built_items = KeptResults("Build the items")
+    return (built_items,)
+
+
+@app.cell
+def _(autorun, built_items, item_seed, load, smoke):
+    def _build():
+        with mo.status.spinner(title=f"Building or loading the corpus, then the items of seed {item_seed.value} ..."):
+            _corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
+            return _corpus, build_items(_corpus, seed=int(item_seed.value), progress=False)
+
+    _kept = built_items.get({"Item seed": int(item_seed.value)}, pressed=load.value, autorun=autorun, compute=_build)
+    mo.stop(_kept.value is None, mo.md("Press **Build the items** to start."))
+    corpus, items = _kept.value
+    store = TrajectoryStore(corpus)  # loads and cleans each trajectory once, on first use
+    mo.vstack([stale_note(_kept),
+               mo.md(f"**{len(items):,} items** in {len({i.sub_track for i in items})} sub-tasks, about "
+                     f"{len({i.profile_id for i in items})} personas.")])
     return corpus, items, store
 
 

@@ -425,3 +425,79 @@ def check_notebooks(context, server: MarimoEditServer, notebooks: Sequence[Path]
                 watch.close()
         time.sleep(POLL_S)
     return {nb: done[nb] for nb in notebooks}
+
+
+# -- interacting with a notebook after its run --------------------------------------------------------------
+
+DEEP_TEXT_JS = """(id) => {
+  const parts = [];
+  const walk = node => {
+    if (node.nodeType === 3) parts.push(node.textContent);
+    if (node.shadowRoot) walk(node.shadowRoot);
+    for (const child of node.childNodes) walk(child);
+  };
+  const output = document.getElementById('output-' + id);
+  if (output) walk(output);
+  return parts.join(' ').replace(/\\s+/g, ' ');
+}"""  # marimo draws tables, callouts and figures inside shadow roots, which innerText does not enter
+PLOT_BOXES_JS = """() => {
+  const found = [];
+  const walk = (node, cell) => {
+    if (node.nodeType !== 1 && node.nodeType !== 11) return;
+    if (node.classList && node.classList.contains('js-plotly-plot')) {  // the drawing, not its clipping box
+      const svg = node.querySelector('svg.main-svg') || node;
+      const r = svg.getBoundingClientRect(), c = cell.getBoundingClientRect();
+      found.push({left: r.left, right: r.right, width: r.width, cell_left: c.left, cell_right: c.right,
+                  window: document.documentElement.clientWidth});
+    }
+    if (node.shadowRoot) walk(node.shadowRoot, cell);
+    for (const child of node.children || []) walk(child, cell);
+  };
+  document.querySelectorAll('.marimo-cell[data-cell-id]').forEach(cell => walk(cell, cell));
+  return found;
+}"""
+
+
+def output_text(page, cell_id: str) -> str:
+    """Everything a cell's output shows as text, inside marimo's shadow roots too (tables, callouts)."""
+    return page.evaluate(DEEP_TEXT_JS, cell_id)
+
+
+def cell_showing(page, text: str) -> CellState:
+    """The one cell whose output shows `text` (read through shadow roots); AssertionError when none does."""
+    for cell in cell_states(page):
+        if text in output_text(page, cell.cell_id):
+            return cell
+    raise AssertionError(f"no cell shows {text!r}")
+
+
+def plot_boxes(page) -> list[dict]:
+    """Every plotly figure's drawing (its main SVG, which a fixed-width figure makes wider than the box that
+    clips it) beside its cell's box (px), and the window's width."""
+    return page.evaluate(PLOT_BOXES_JS)
+
+
+def settle(page, *, timeout: float = RUN_TIMEOUT_S, start_within: float = 10.0) -> float:
+    """Wait until the cells an interaction set off have run: some cell busy, then none for two polls (or none
+    busy within `start_within` s: nothing was set off). Seconds waited; TimeoutError naming busy cells."""
+    started, seen, calm = time.monotonic(), False, 0
+    while True:
+        now = time.monotonic()
+        states = page.evaluate(CELL_STATUS_JS)
+        busy = any(is_busy(status) for status, _ in states)
+        seen |= busy
+        calm = 0 if busy else calm + 1
+        if (seen and calm >= 2) or (not seen and now - started > start_within):
+            return now - started
+        if now - started > timeout:
+            stuck = "\n".join(c.describe() for c in cell_states(page) if c.busy)
+            raise TimeoutError(f"cells still busy {timeout:.0f} s after an interaction:\n{stuck}")
+        time.sleep(POLL_S / 4)
+
+
+def run_notebook(context, server: MarimoEditServer, notebook: Path) -> tuple[object, NotebookRun]:
+    """Open `notebook`, Run all, and return its page (left open, for interacting) and the run."""
+    watch = NotebookWatch(context, server, notebook)
+    while (run := watch.step()) is None:
+        time.sleep(POLL_S)
+    return watch.page, run

@@ -40,11 +40,13 @@ def test_a_changed_setting_keeps_the_last_result_and_names_what_changed():
     assert kept.get(third, pressed=False, compute=compute_for(third)).note.startswith("Items per sub-task changed")
 
 
-def test_unattended_runs_compute_every_time_and_old_results_are_dropped():
+def test_an_unattended_run_computes_its_first_result_then_follows_the_buttons():
     kept, (calls, compute_for) = KeptResults("Run", keep=2), counting()
-    for n in (1, 2, 3):
-        assert kept.get({"n": n}, pressed=False, autorun=True, compute=compute_for({"n": n})).computed
-    assert len(calls) == 3
+    assert kept.get({"n": 1}, pressed=False, autorun=True, compute=compute_for({"n": 1})).computed
+    assert kept.get({"n": 2}, pressed=False, autorun=True, compute=compute_for({"n": 2})).stale  # smoke: a change
+    for n in (2, 3):
+        assert kept.get({"n": n}, pressed=True, autorun=True, compute=compute_for({"n": n})).computed
+    assert [c["n"] for c in calls] == [1, 2, 3]
     assert kept.get({"n": 1}, pressed=False, compute=compute_for({"n": 1})).stale  # only the last 2 are kept
     assert not kept.get({"n": 2}, pressed=False, compute=compute_for({"n": 2})).stale
 

@@ -147,3 +147,40 @@ def test_notebook_has_no_error_cell_after_run_all(runs, notebook):
     assert not run.errors, run.error_report()
     assert not run.not_run, f"{notebook.name}: cells left stale after Run all:\n" + "\n".join(
         c.describe() for c in run.not_run)
+
+
+STALE_CASES = {  # notebook: (text its gated cell shows, the Run button's label)
+    "06_channel_ablation.py": ("Your run:", "Run the ablation"),
+    "07_sensitivity_sweeps.py": ("display_chars=", "Sweep every knob"),
+}
+
+
+@pytest.mark.parametrize("name", list(STALE_CASES))
+def test_a_changed_control_keeps_the_last_result_marked_stale_until_run(browser, pycache, tmp_path, name):
+    """docs/notebooks.md, Results that stay: after Run all (smoke), moving "Items per sub-task" keeps the result on
+    screen under a note naming what changed; pressing the cell's button replaces it and the note goes. The
+    figure fits the 1400 px window, inside its cell."""
+    shown, button = STALE_CASES[name]
+    with MarimoEditServer(NOTEBOOK_DIR, tmp_path, args=["--smoke"], env={"FILEGRAM_SMOKE": "1"},
+                          pycache=pycache) as server:
+        page, run = browser_check.run_notebook(browser, server, NOTEBOOK_DIR / name)
+        assert not run.errors, run.error_report()
+        gated = browser_check.cell_showing(page, shown)
+        before = browser_check.output_text(page, gated.cell_id)
+        assert "changed: press" not in before
+        boxes = browser_check.plot_boxes(page)
+        assert boxes, "no figure found (marimo draws plotly inside a shadow root)"
+        for box in boxes:
+            assert box["cell_left"] - 1 <= box["left"] and box["right"] <= box["cell_right"] + 1, box
+            assert box["right"] <= box["window"], box
+        limit = page.locator('[role="slider"]').last  # "Items per sub-task", the last slider of each
+        limit.focus()
+        page.keyboard.press("ArrowLeft")
+        browser_check.settle(page)
+        stale = browser_check.output_text(page, gated.cell_id)
+        assert f"Items per sub-task changed: press {button} to update" in stale
+        assert shown in stale  # the previous result, still there
+        page.get_by_role("button", name=button).first.click()
+        browser_check.settle(page)
+        fresh = browser_check.output_text(page, gated.cell_id)
+        assert "changed: press" not in fresh and shown in fresh

@@ -71,7 +71,6 @@ class Reactor:
         self.derived: set[str] = set()  # names defined by reactive cells
         self.current: CellRun | None = None
         self.rerunning = False
-        self.pressing = False  # the re-runs come from a Run button's click, not from a changed setting
         self._publish = shell.display_pub.publish
 
     def install(self) -> None:
@@ -202,13 +201,11 @@ def control_changed(element: Any) -> list[str]:
 
 def button_pressed(element: Any) -> list[str]:
     """Called by a Run button's ipywidget on a click: its readers re-run with the button's value True, as
-    marimo runs them, and see a press (not a changed setting: `notebook_results.control_rerun`)."""
+    marimo runs them (`notebook_results.KeptResults` reads that as a press)."""
     if _reactor is None:
         return []
     element._update(int(element._value_frontend or 0) + 1)  # marimo's front end counts clicks: True from 1 on
-    _reactor.pressing = True
     try:
         return _reactor.rerun_readers(element)
     finally:
-        _reactor.pressing = False
         element._value = False  # as marimo's runtime does once the cells it gates have run
