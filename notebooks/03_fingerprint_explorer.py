@@ -68,7 +68,7 @@ def _(autorun, load, smoke):
     mo.stop(not (load.value or autorun), mo.md("Press **Load the corpus** to start."))
     with mo.status.spinner(title="Building or loading the corpus ..."):
         corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
-        trajs = fk.clean(fk.load_trajectories(corpus, progress=False)).trajectories
+        trajs = fk.clean(fk.load_trajectories(corpus)).trajectories
     return corpus, trajs
 
 

@@ -68,7 +68,7 @@ def _(autorun, ingest, persona, smoke):
     mo.stop(not (ingest.value or autorun), mo.md("Press **Build the memory** to ingest the persona's sessions."))
     with mo.status.spinner(title=f"Ingesting {persona.value} ..."):
         corpus = corpus_or_small(smoke, WORK, [persona.value], SMOKE_TASKS)
-        trajs = fk.load_trajectories(corpus, profiles=[persona.value], progress=False)
+        trajs = fk.load_trajectories(corpus, profiles=[persona.value])
         memory = get_memory("filegramos").ingest(trajs, backend=BACKEND)
         stored_tokens = memory.memory_tokens()
     mo.md(f"**{persona.value}**: {len(trajs)} sessions -> {len(memory.engrams_)} engrams, "

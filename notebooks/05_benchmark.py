@@ -119,7 +119,7 @@ def _(autorun, built_items, item_seed, load, smoke):
     def _build():
         with mo.status.spinner(title=f"Building or loading the corpus, then the items of seed {item_seed.value} ..."):
             _corpus = corpus_or_small(smoke, WORK, SMOKE_PERSONAS, SMOKE_TASKS)
-            return _corpus, build_items(_corpus, seed=int(item_seed.value), progress=False)
+            return _corpus, build_items(_corpus, seed=int(item_seed.value))
 
     _kept = built_items.get({"Item seed": int(item_seed.value)}, pressed=load.value, autorun=autorun, compute=_build)
     mo.stop(_kept.value is None, mo.md("Press **Build the items** to start."))
@@ -343,7 +343,7 @@ def _(smoke):
 def _(all_rows, answered, autorun, backend_choice, corpus, methods, pack_run, smoke):
     mo.stop(not (pack_run.value or autorun), mo.md("Press **Run on style pack B**."))
     with mo.status.spinner(title="Building the pack-B twin corpus and answering the same items ..."):
-        twin = style_pack_corpus(corpus, "B", progress=False)
+        twin = style_pack_corpus(corpus, "B")
         _root = WORK / "results_b" if smoke else Path(corpus).resolve().parent / "results" / "notebook_b"
         _out = bv.results_folder(_root, answered)
         pack_b = evaluate(answered, twin, methods, backend=backend_choice.value, out=_out, workers=1 if smoke else 2,

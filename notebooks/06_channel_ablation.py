@@ -105,7 +105,7 @@ def _(ablation_runs, autorun, corpus, items, keep, limit, run, subtasks, variant
     def _answer():
         with mo.status.spinner(title=f"{len(variants)} settings on up to {limit.value} items per sub-task ..."):
             _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
-                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value, progress=False)
+                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value)
             return (_rows, ablation.ablation_table(_rows, variants, n_boot=500),
                     ablation.variant_changes(_rows, variants, n_boot=500), len(variants))
 

@@ -113,7 +113,7 @@ def _(autorun, base, corpus, items, limit, run, sweep_runs, variants, who):
     def _sweep():
         with mo.status.spinner(title=f"Answering {len(ablation.as_methods(variants))} settings ..."):
             _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
-                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value, progress=False)
+                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value)
             return ablation.sweep_frame(_rows, variants, n_boot=500)
 
     _kept = sweep_runs.get({"Base setting": base, "Personas": who.value, "Items per sub-task": limit.value},

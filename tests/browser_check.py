@@ -477,18 +477,40 @@ def plot_boxes(page) -> list[dict]:
     return page.evaluate(PLOT_BOXES_JS)
 
 
-def settle(page, *, timeout: float = RUN_TIMEOUT_S, start_within: float = 10.0) -> float:
-    """Wait until the cells an interaction set off have run: some cell busy, then none for two polls (or none
-    busy within `start_within` s: nothing was set off). Seconds waited; TimeoutError naming busy cells."""
+WATCH_BUSY_JS = """() => {
+  window.__filegramBusySeen = false;
+  if (window.__filegramBusyWatch) window.__filegramBusyWatch.disconnect();
+  window.__filegramBusyWatch = new MutationObserver(changes => {
+    for (const change of changes) {
+      const status = change.target.getAttribute && change.target.getAttribute('data-status');
+      if (status === 'queued' || status === 'running') window.__filegramBusySeen = true;
+    }
+  });
+  window.__filegramBusyWatch.observe(document.body,
+                                     {subtree: true, attributes: true, attributeFilter: ['data-status']});
+}"""  # a cell that runs in less than a poll interval is still seen
+
+
+def watch_cells(page) -> None:
+    """Note from now on any cell that turns queued or running (call before the action `settle` waits for)."""
+    page.evaluate(WATCH_BUSY_JS)
+
+
+def settle(page, *, timeout: float = RUN_TIMEOUT_S, start_within: float = 10.0) -> float | None:
+    """Wait until the cells an interaction set off have run: some cell busy (polled, or noted since `watch_cells`),
+    then none for two polls. Seconds waited, or None when no cell got busy within `start_within` s (nothing was
+    set off); TimeoutError naming the busy cells."""
     started, seen, calm = time.monotonic(), False, 0
     while True:
         now = time.monotonic()
         states = page.evaluate(CELL_STATUS_JS)
         busy = any(is_busy(status) for status, _ in states)
-        seen |= busy
+        seen |= busy or bool(page.evaluate("() => window.__filegramBusySeen === true"))
         calm = 0 if busy else calm + 1
-        if (seen and calm >= 2) or (not seen and now - started > start_within):
+        if seen and calm >= 2:
             return now - started
+        if not seen and now - started > start_within:
+            return None
         if now - started > timeout:
             stuck = "\n".join(c.describe() for c in cell_states(page) if c.busy)
             raise TimeoutError(f"cells still busy {timeout:.0f} s after an interaction:\n{stuck}")

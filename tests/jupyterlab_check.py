@@ -25,8 +25,10 @@ import os
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlparse
 
 from tests.browser_check import LocalServer
@@ -232,9 +234,10 @@ def _kernel_state(page) -> dict:
 
 
 def check_notebook(context, server: JupyterLabServer, notebook: Path, *, timeout: float = RUN_TIMEOUT_S,
-                   interact: bool = True, rounds: int = 1) -> LabRun:
+                   interact: bool = True, rounds: int = 1,
+                   then: Callable[[Any, LabRun], None] | None = None) -> LabRun:
     """Open `notebook` in JupyterLab, Run All (`rounds` times in the same kernel), wait for the kernel, read
-    every cell; then interact."""
+    every cell; then interact, and call `then(page, run)` while the page is still open."""
     outside: list[str] = []
     page = context.new_page()
 
@@ -262,6 +265,8 @@ def check_notebook(context, server: JupyterLabServer, notebook: Path, *, timeout
         run = LabRun(notebook.name, cells, seconds, widget_errors, outside)
         if interact:
             _interact(page, run)
+        if then is not None:
+            then(page, run)
         return run
     finally:
         page.close()
@@ -307,6 +312,23 @@ def _interact(page, run: LabRun) -> None:
             now = _texts(page)
             run.outputs_updated = [index for index, text in now.items() if shown.get(index) != text]
             return
+
+
+def change_control(page, selector: str, kind: str) -> None:
+    """Give the first control matching `selector` another value, as a user would, and wait for the re-runs."""
+    assert _change(page.locator(selector).first, kind), f"{selector}: no other value to take"
+    _wait_idle(page)
+
+
+def press(page, label: str) -> None:
+    """Click the button named `label` (a marimo Run button is a real ipywidgets button in a kernel) and wait."""
+    page.get_by_role("button", name=label).first.click()
+    _wait_idle(page)
+
+
+def shown_texts(page) -> dict[int, str]:
+    """Each code cell's shown output text, by cell index (inside widget outputs too)."""
+    return _texts(page)
 
 
 def _change(element, kind: str) -> bool:

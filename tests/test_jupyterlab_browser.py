@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests import jupyterlab_check
 from tests.jupyterlab_check import JupyterLabServer, check_notebook
 from tests.notebook_sets import all_notebooks
 from tests.test_jupyter import export
@@ -79,3 +80,35 @@ def test_notebook_shows_every_output_in_jupyterlab(browser, lab, exported, noteb
     assert not run.problems(), "\n".join(run.problems())
     if explorers:
         assert run.explorers >= 1 and len(run.explorer_changes) == run.explorers
+
+
+STALE_CASES = {  # notebook: (the control changed, its kind, what the note names, the result's text, its Run button)
+    "06_channel_ablation": (".widget-select-multiple select", "multiselect", "Your channels", "Your run:",
+                            "Run the ablation"),
+    "07_sensitivity_sweeps": (".widget-checkbox input[type=checkbox]", "checkbox", "Base setting",
+                              "FileGramOS Avg per Table 14 knob",
+                              "Sweep every knob"),
+}
+
+
+@pytest.mark.parametrize("name", list(STALE_CASES))
+def test_jupyterlab_keeps_the_last_result_marked_stale_until_run(browser, lab, exported, name):
+    """docs/notebooks.md, Results that stay, as in marimo: after Run All a changed control keeps the gated cell's
+    result under a note naming what changed; the cell's Run button (a real button in the kernel) replaces it."""
+    selector, kind, named, shown, button = STALE_CASES[name]
+    seen: dict[str, str] = {}
+
+    def then(page, run):
+        texts = jupyterlab_check.shown_texts(page)
+        gated = next(index for index, text in texts.items() if shown in text)
+        seen["before"] = texts[gated]
+        jupyterlab_check.change_control(page, ".jp-OutputArea-output " + selector, kind)
+        seen["stale"] = jupyterlab_check.shown_texts(page)[gated]
+        jupyterlab_check.press(page, button)
+        seen["fresh"] = jupyterlab_check.shown_texts(page)[gated]
+
+    run = check_notebook(browser, lab, exported / f"{name}.ipynb", interact=False, then=then)
+    assert not run.problems(), "\n".join(run.problems())
+    assert "changed: press" not in seen["before"]
+    assert f"{named} changed: press {button} to update" in seen["stale"] and shown in seen["stale"]
+    assert "changed: press" not in seen["fresh"] and shown in seen["fresh"]

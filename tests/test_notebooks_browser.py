@@ -174,13 +174,15 @@ def test_a_changed_control_keeps_the_last_result_marked_stale_until_run(browser,
             assert box["cell_left"] - 1 <= box["left"] and box["right"] <= box["cell_right"] + 1, box
             assert box["right"] <= box["window"], box
         limit = page.locator('[role="slider"]').last  # "Items per sub-task", the last slider of each
+        browser_check.watch_cells(page)
         limit.focus()
         page.keyboard.press("ArrowLeft")
-        browser_check.settle(page)
+        assert browser_check.settle(page) is not None, "moving the slider ran no cell"
         stale = browser_check.output_text(page, gated.cell_id)
         assert f"Items per sub-task changed: press {button} to update" in stale
         assert shown in stale  # the previous result, still there
+        browser_check.watch_cells(page)
         page.get_by_role("button", name=button).first.click()
-        browser_check.settle(page)
+        assert browser_check.settle(page) is not None, f"pressing {button} ran no cell"
         fresh = browser_check.output_text(page, gated.cell_id)
         assert "changed: press" not in fresh and shown in fresh

@@ -1,0 +1,157 @@
+"""How long a researcher waits in the notebooks: open, interact and edit times in `marimo edit`, in a real browser.
+
+    python benchmarks/notebook_times.py [--smoke] [--notebooks 02 06] [--append BENCHMARKS.md]
+
+One `marimo edit --headless notebooks/` (the full corpus in data/corpus unless --smoke) serves each notebook in
+the system's headless Chromium, driven as tests/browser_check.py drives it (1400 x 1000 window). Per notebook:
+
+- open: the page loaded and its kernel connected (`load`), then Run all until no cell is busy (`run all`);
+- interact: each step of the notebook's script below (a press of a Run button, a changed control), from the
+  action until no cell is busy;
+- edit: a comment typed at the end of one cell's first line and the cell run (Ctrl-Enter): marimo runs the cell
+  and everything that reads it, as after any edit.
+
+Times include the browser's drawing and are wall seconds on this machine, with whatever else runs on it: the
+section says what else was running when it was written (`--note`). Nothing is typed into BENCHMARKS.md by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from markdown_section import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests import browser_check as bc  # noqa: E402  (the project's browser driver)
+
+HEADING = "## Notebooks in the browser"
+OUT = Path(__file__).with_name("notebook_times.json")
+
+# per notebook: the steps a researcher takes after opening it, and the cell (by a line of its code) to edit
+SCRIPTS: dict[str, tuple[list[tuple[str, ...]], str]] = {
+    "02_trace_generation.py": ([("press", "Run the engine"), ("number", "0", "1"), ("press", "Run the engine"),
+                                ("number", "0", "0")], "raw_frame = fk.events_frame"),
+    "03_fingerprint_explorer.py": ([("select", "0", "1"), ("select", "2", "1")], "_ids = natural_sorted"),
+    "05_benchmark.py": ([("press", "Build the items"), ("number", "0", "1"), ("press", "Build the items"),
+                         ("number", "0", "0"), ("press", "Run the benchmark")], "_cmp = paper_comparison(items)"),
+    "06_channel_ablation.py": ([("press", "Run the ablation"), ("slider", "-1", "ArrowLeft"),
+                                ("press", "Run the ablation")], "variants = ablation.channel_ablation()"),
+    "07_sensitivity_sweeps.py": ([("press", "Sweep every knob"), ("slider", "-1", "ArrowLeft"),
+                                  ("press", "Sweep every knob")], "base = {\"display_chars\""),
+}
+
+
+def act(page, step: tuple[str, ...]) -> str:
+    """Do one step; a short description of it."""
+    kind, *args = step
+    if kind == "press":
+        page.get_by_role("button", name=args[0]).first.click()
+        return f"press {args[0]}"
+    if kind == "slider":
+        slider = page.locator('[role="slider"]').nth(int(args[0]))
+        slider.focus()
+        page.keyboard.press(args[1])
+        return f"slider {args[0]}: {args[1]}"
+    if kind == "number":  # marimo's number fields: text inputs with inputmode=numeric
+        field = page.locator('input[inputmode="numeric"]').nth(int(args[0]))
+        field.fill(args[1])
+        field.press("Enter")
+        return f"number {args[0]} = {args[1]}"
+    if kind == "select":  # the option `args[1]` places after the one shown
+        select = page.locator("select").nth(int(args[0]))
+        shown, count = select.evaluate("e => [e.selectedIndex, e.options.length]")
+        select.select_option(index=(shown + int(args[1])) % count)
+        return f"dropdown {args[0]}: next option"
+    raise ValueError(f"unknown step {kind!r}")
+
+
+def edit(page, marker: str) -> None:
+    """Type a comment at the end of the first line of the cell holding `marker`, then run that cell."""
+    code = page.locator(".marimo-cell .cm-content", has_text=marker).first
+    code.locator(".cm-line").first.click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # edited")
+    page.keyboard.press("Control+Enter")
+
+
+def time_notebook(context, server: bc.MarimoEditServer, name: str) -> dict:
+    steps, marker = SCRIPTS[name]
+    opened = time.perf_counter()
+    watch = bc.NotebookWatch(context, server, server.folder / name)
+    while (run := watch.step()) is None:
+        time.sleep(bc.POLL_S / 4)
+    row = {"notebook": name, "load_s": round(time.perf_counter() - opened - run.seconds, 1),
+           "run_all_s": round(run.seconds, 1), "errors": len(run.errors), "steps": []}
+    page = watch.page
+    page.wait_for_timeout(1000)  # outputs drawn after the last cell ran may still replace controls: not timed
+    for step in steps:
+        bc.watch_cells(page)
+        started = time.perf_counter()
+        what = act(page, step)
+        ran = bc.settle(page) is not None
+        row["steps"].append({"step": what, "seconds": round(time.perf_counter() - started, 1) if ran else None})
+    bc.watch_cells(page)
+    started = time.perf_counter()
+    edit(page, marker)
+    row["edit_s"] = round(time.perf_counter() - started, 1) if bc.settle(page) is not None else None
+    row["errors_after"] = sum(c.errored for c in bc.cell_states(page))
+    watch.close()
+    return row
+
+
+def _seconds(value: float | None) -> str:
+    return "no cell ran" if value is None else f"{value:.1f}"
+
+
+def section(result: dict) -> str:
+    lines = [HEADING, "", f"`python benchmarks/notebook_times.py{' --smoke' if result['smoke'] else ''}` on "
+             f"{result['machine']}, {result['cores']} cores, `marimo edit` in headless Chromium at 1400 x 1000, "
+             f"{'smoke mode' if result['smoke'] else 'the full corpus'} (written from "
+             "benchmarks/notebook_times.json; the script's docstring says what each time covers)."]
+    if result.get("note"):
+        lines += ["", f"While it ran: {result['note']}"]
+    lines += ["", "| notebook | load (s) | Run all (s) | edit a cell (s) | steps (s each) | error cells |",
+              "|---|---:|---:|---:|---|---:|"]
+    for row in result["rows"]:
+        steps = "; ".join(f"{s['step']}: {_seconds(s['seconds'])}" for s in row["steps"])
+        lines.append(f"| {row['notebook']} | {row['load_s']:.1f} | {row['run_all_s']:.1f} | "
+                     f"{_seconds(row['edit_s'])} | {steps} | {row['errors'] + row['errors_after']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="the notebooks' small smoke runs, not the full corpus")
+    parser.add_argument("--notebooks", nargs="*", help="number prefixes, e.g. 02 06 (default: all timed ones)")
+    parser.add_argument("--note", default="", help="what else ran on the machine meanwhile (goes in the section)")
+    parser.add_argument("--append", type=Path, help="write the section into this Markdown file")
+    args = parser.parse_args()
+    names = [n for n in SCRIPTS if not args.notebooks or n[:2] in args.notebooks]
+    env = {"FILEGRAM_SMOKE": "1"} if args.smoke else {}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="filegram-notebook-times-") as tmp, bc.chromium() as context, \
+            bc.MarimoEditServer(ROOT / "notebooks", Path(tmp), args=["--smoke"] if args.smoke else [],
+                                env=env) as server:
+        for name in names:
+            print(f"{name} ...", flush=True)
+            rows.append(time_notebook(context, server, name))
+            print(json.dumps(rows[-1]), flush=True)
+    result = {"smoke": args.smoke, "machine": platform.machine(), "cores": os.cpu_count(), "note": args.note,
+              "rows": rows}
+    OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    text = section(result)
+    if args.append:
+        write_section(args.append, HEADING, text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
