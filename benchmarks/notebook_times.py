@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from markdown_section import write_section
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -91,24 +92,32 @@ def time_notebook(context, server: bc.MarimoEditServer, name: str) -> dict:
     row = {"notebook": name, "load_s": round(time.perf_counter() - opened - run.seconds, 1),
            "run_all_s": round(run.seconds, 1), "errors": len(run.errors), "steps": []}
     page = watch.page
+    page.set_default_timeout(10_000)
     page.wait_for_timeout(1000)  # outputs drawn after the last cell ran may still replace controls: not timed
     for step in steps:
         bc.watch_cells(page)
         started = time.perf_counter()
-        what = act(page, step)
+        try:
+            what = act(page, step)
+        except PlaywrightTimeout:  # this mode's page has no such control (e.g. it waits behind another button)
+            row["steps"].append({"step": " ".join(step) + " (control not found)", "seconds": None})
+            continue
         ran = bc.settle(page) is not None
         row["steps"].append({"step": what, "seconds": round(time.perf_counter() - started, 1) if ran else None})
     bc.watch_cells(page)
     started = time.perf_counter()
-    edit(page, marker)
-    row["edit_s"] = round(time.perf_counter() - started, 1) if bc.settle(page) is not None else None
+    try:
+        edit(page, marker)
+        row["edit_s"] = round(time.perf_counter() - started, 1) if bc.settle(page) is not None else None
+    except PlaywrightTimeout:
+        row["edit_s"] = None
     row["errors_after"] = sum(c.errored for c in bc.cell_states(page))
     watch.close()
     return row
 
 
 def _seconds(value: float | None) -> str:
-    return "no cell ran" if value is None else f"{value:.1f}"
+    return "no cell ran" if value is None else f"{value:.1f}"  # or the control was not there (said in the step)
 
 
 def section(result: dict) -> str:
