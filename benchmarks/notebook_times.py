@@ -1,6 +1,6 @@
 """How long a researcher waits in the notebooks: open, interact and edit times in `marimo edit`, in a real browser.
 
-    python benchmarks/notebook_times.py [--smoke] [--notebooks 02 06] [--append BENCHMARKS.md]
+    python benchmarks/notebook_times.py [--smoke] [--notebooks 02 06] [--append BENCHMARKS.md] [--rewrite]
 
 One `marimo edit --headless notebooks/` (the full corpus in data/corpus unless --smoke) serves each notebook in
 the system's headless Chromium, driven as tests/browser_check.py drives it (1400 x 1000 window). Per notebook:
@@ -126,7 +126,12 @@ def section(result: dict) -> str:
              f"{'smoke mode' if result['smoke'] else 'the full corpus'} (written from "
              "benchmarks/notebook_times.json; the script's docstring says what each time covers)."]
     if result.get("note"):
-        lines += ["", f"While it ran: {result['note']}"]
+        lines += ["", f"While it ran: {result['note']}."]
+    if result["smoke"]:
+        lines += ["", "In smoke mode every gated cell also runs on its own (`autorun_mode()`), so a step's time "
+                      "includes the gated cells below it that run again: 05's item-seed steps re-run its smoke "
+                      "benchmark, although the items of a seed seen before come back without being rebuilt. "
+                      "\"no cell ran\": the step set nothing off (or ran too briefly to be seen)."]
     lines += ["", "| notebook | load (s) | Run all (s) | edit a cell (s) | steps (s each) | error cells |",
               "|---|---:|---:|---:|---|---:|"]
     for row in result["rows"]:
@@ -142,7 +147,15 @@ def main() -> None:
     parser.add_argument("--notebooks", nargs="*", help="number prefixes, e.g. 02 06 (default: all timed ones)")
     parser.add_argument("--note", default="", help="what else ran on the machine meanwhile (goes in the section)")
     parser.add_argument("--append", type=Path, help="write the section into this Markdown file")
+    parser.add_argument("--rewrite", action="store_true", help="no browser: write the section from the last "
+                        "run's benchmarks/notebook_times.json")
     args = parser.parse_args()
+    if args.rewrite:
+        text = section(json.loads(OUT.read_text(encoding="utf-8")))
+        if args.append:
+            write_section(args.append, HEADING, text)
+        print(text)
+        return
     names = [n for n in SCRIPTS if not args.notebooks or n[:2] in args.notebooks]
     env = {"FILEGRAM_SMOKE": "1"} if args.smoke else {}
     rows = []
