@@ -81,7 +81,8 @@ def _(autorun, engine_runs, persona_a, persona_b, run, seed, task_pick):
                              "Seed": int(seed.value)}, pressed=run.value, autorun=autorun, compute=_run_engine)
     mo.stop(_kept.value is None, mo.md("Press **Run the engine** to generate the two trajectories."))
     runs, first, task, run_seed = _kept.value  # an earlier setting's runs while the note says so
-    stale_note(_kept)
+    mo.vstack([stale_note(_kept), mo.md(f"**{len(runs)} run(s)** of {task.id}, seed {run_seed}: "
+                                        + ", ".join(f"`{r.id}`" for r in runs.values()))])
     return first, run_seed, runs, task
 
 

@@ -482,13 +482,18 @@ WATCH_BUSY_JS = """() => {
   if (window.__filegramBusyWatch) window.__filegramBusyWatch.disconnect();
   window.__filegramBusyWatch = new MutationObserver(changes => {
     for (const change of changes) {
-      const status = change.target.getAttribute && change.target.getAttribute('data-status');
-      if (status === 'queued' || status === 'running') window.__filegramBusySeen = true;
+      const node = change.target.nodeType === 1 ? change.target : change.target.parentElement;
+      if (change.type === 'attributes') {
+        const status = node.getAttribute('data-status');
+        if (status === 'queued' || status === 'running') window.__filegramBusySeen = true;
+      } else if (node && node.closest && node.closest('[id^="output-"]')) {
+        window.__filegramBusySeen = true;  // an output changed: a cell ran, even if too fast to show as running
+      }
     }
   });
-  window.__filegramBusyWatch.observe(document.body,
-                                     {subtree: true, attributes: true, attributeFilter: ['data-status']});
-}"""  # a cell that runs in less than a poll interval is still seen
+  window.__filegramBusyWatch.observe(document.body, {subtree: true, childList: true, characterData: true,
+                                                     attributes: true, attributeFilter: ['data-status']});
+}"""  # a cell that runs between two polls (React may never draw it as running) is still seen
 
 
 def watch_cells(page) -> None:
