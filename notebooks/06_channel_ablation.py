@@ -20,7 +20,7 @@ with app.setup:
     from filegram_kit.report.ablation_views import removal_figure
     from filegram_kit.report.bench_views import results_folder
     from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
-    from filegram_kit.report.persona_spread import spread_personas
+    from filegram_kit.report.persona_spread import items_across_personas, spread_personas
     from filegram_kit.util.natural_order import natural_sorted
 
     # smoke mode: 4 contrasting personas x 6 tasks (every sub-task has items), built in a temporary folder
@@ -99,13 +99,14 @@ def _():
 
 @app.cell
 def _(ablation_runs, autorun, corpus, items, keep, limit, run, subtasks, variants, who):
-    _picked = [i for i in items if i.profile_id in who.value and i.sub_track in subtasks.value]
+    _chosen = [i for i in items if i.profile_id in who.value and i.sub_track in subtasks.value]
+    _picked = items_across_personas(_chosen, limit.value)  # the limit taken in turn from each persona
     mo.stop(not _picked, mo.md("No items for that choice: pick at least one persona and one sub-task."))
 
     def _answer():
         with mo.status.spinner(title=f"{len(variants)} settings on up to {limit.value} items per sub-task ..."):
             _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
-                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value)
+                             out=results_folder(WORK / "runs", _picked), workers=1)
             return (_rows, ablation.ablation_table(_rows, variants, n_boot=500),
                     ablation.variant_changes(_rows, variants, n_boot=500), len(variants))
 

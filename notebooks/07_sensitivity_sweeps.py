@@ -19,7 +19,7 @@ with app.setup:
     from filegram_kit.report.ablation_views import sweep_figure
     from filegram_kit.report.bench_views import results_folder
     from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
-    from filegram_kit.report.persona_spread import spread_personas
+    from filegram_kit.report.persona_spread import items_across_personas, spread_personas
     from filegram_kit.util.natural_order import natural_sorted
 
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]
@@ -107,13 +107,13 @@ def _():
 
 @app.cell
 def _(autorun, base, corpus, items, limit, run, sweep_runs, variants, who):
-    _picked = [i for i in items if i.profile_id in who.value]
+    _picked = items_across_personas([i for i in items if i.profile_id in who.value], limit.value)  # in turns
     mo.stop(not _picked, mo.md("Pick at least one persona."))
 
     def _sweep():
         with mo.status.spinner(title=f"Answering {len(ablation.as_methods(variants))} settings ..."):
             _rows = evaluate(_picked, corpus, ablation.as_methods(variants),
-                             out=results_folder(WORK / "runs", _picked), workers=1, limit=limit.value)
+                             out=results_folder(WORK / "runs", _picked), workers=1)
             return ablation.sweep_frame(_rows, variants, n_boot=500)
 
     _kept = sweep_runs.get({"Base setting": base, "Personas": who.value, "Items per sub-task": limit.value},

@@ -41,3 +41,22 @@ def test_sampled_personas_are_spread_too():
     profiles = {p.id: p for p in sample_profiles(12, seed=3)}
     picked = spread_personas(profiles, 5)
     assert len(picked) == 5 and _min_distance(profiles, picked) >= 2
+
+
+def test_a_per_subtask_limit_is_spread_over_the_personas():
+    from types import SimpleNamespace
+
+    from filegram_kit.bench.groups import select
+    from filegram_kit.report.persona_spread import items_across_personas
+
+    personas = [f"p{k}" for k in (1, 2, 3, 10, 11, 20)]
+    items = [SimpleNamespace(sub_track=t, profile_id=p, n=n) for t in ("a", "b") for p in personas for n in range(8)]
+    first = select(items, 12)
+    assert len({i.profile_id for i in first if i.sub_track == "a"}) == 2  # the first 12 are about 2 personas
+    spread = items_across_personas(items, 12)
+    for task in ("a", "b"):
+        mine = [i for i in spread if i.sub_track == task]
+        assert len(mine) == 12 and {i.profile_id for i in mine} == set(personas)  # 2 of each of the 6
+        assert all(sum(i.profile_id == p for i in mine) == 2 for p in personas)
+    assert [i for i in items if i in spread] == spread  # in the items' own order
+    assert items_across_personas(items, None) == items and len(items_across_personas(items, 100)) == len(items)
