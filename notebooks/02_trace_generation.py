@@ -215,7 +215,7 @@ def _():
 def _(autorun, smoke, store_run):
     import time
 
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.notebook_corpus import corpus_or_small
     from filegram_kit.store import EventStore, update_store
 
     _skip = not (store_run.value or autorun)  # an `if`, not mo.stop (Jupyter has no stop)

@@ -14,7 +14,7 @@ with app.setup:
     import filegram_kit as fk
     from filegram_kit.behaviour.drift import drift
     from filegram_kit.engine import build_corpus
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.notebook_corpus import corpus_or_small
     from filegram_kit.behaviour.fingerprint import FEATURE_DEFINITIONS
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import fingerprint_views as fv

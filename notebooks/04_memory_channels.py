@@ -13,7 +13,7 @@ with app.setup:
 
     import filegram_kit as fk
     from filegram_kit.engine import build_corpus
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.notebook_corpus import corpus_or_small
     from filegram_kit.llm import get_backend
     from filegram_kit.memory import get_memory
     from filegram_kit.memory.filegramos import Knobs, target_dimensions

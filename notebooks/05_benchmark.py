@@ -22,7 +22,8 @@ with app.setup:
     from filegram_kit.bench.bootstrap import ci_table
     from filegram_kit.bench.score import PAPER_TABLE3, costs, format_table3, side_by_side, table3
     from filegram_kit.engine import build_corpus
-    from filegram_kit.report.corpus_source import corpus_or_small, style_pack_corpus
+    from filegram_kit.notebook_corpus import corpus_or_small
+    from filegram_kit.report.corpus_source import style_pack_corpus
     from filegram_kit.llm import get_backend
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
     from filegram_kit.notebook_results import KeptResults, stale_note

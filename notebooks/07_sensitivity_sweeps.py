@@ -18,7 +18,8 @@ with app.setup:
     from filegram_kit.notebook_results import KeptResults, stale_note
     from filegram_kit.report.ablation_views import sweep_figure
     from filegram_kit.report.bench_views import results_folder
-    from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
+    from filegram_kit.notebook_corpus import corpus_or_small
+    from filegram_kit.report.corpus_source import ground_truth
     from filegram_kit.report.persona_spread import items_across_personas, spread_personas
     from filegram_kit.util.natural_order import natural_sorted
 

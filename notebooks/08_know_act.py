@@ -23,7 +23,7 @@ with app.setup:
     from filegram_kit.knowact.run import VERSION
     from filegram_kit.memory.base import MEMORIES
     from filegram_kit.notebook_args import autorun_mode, project_dir, smoke_mode
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.notebook_corpus import corpus_or_small
     from filegram_kit.report.knowact_figures import attribution_stack, knowact_bars
     from filegram_kit.util.natural_order import natural_sorted
 

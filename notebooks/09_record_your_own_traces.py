@@ -23,7 +23,8 @@ with app.setup:
     from filegram_kit.memory.filegramos.neighbours import persona_neighbours
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.record.demo import demo_session, seed_folder
-    from filegram_kit.report.corpus_source import corpus_or_small, ground_truth
+    from filegram_kit.notebook_corpus import corpus_or_small
+    from filegram_kit.report.corpus_source import ground_truth
 
     # smoke mode compares you with 4 contrasting personas x 6 tasks (built in a few seconds)
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]

@@ -22,7 +22,7 @@ with app.setup:
     from filegram_kit.notebook_args import autorun_mode, smoke_mode
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_tables import SETTING_ROWS, paired_table
-    from filegram_kit.report.corpus_source import corpus_or_small
+    from filegram_kit.notebook_corpus import corpus_or_small
 
     # smoke mode: the 4 personas x 6 tasks of notebook 05 (Chinese and English writers, every output kind)
     SMOKE_PERSONAS = ["p1_methodical", "p3_efficient_executor", "p7_visual_reader", "p12_prolific_scanner"]

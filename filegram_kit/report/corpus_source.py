@@ -118,15 +118,6 @@ def resolve_corpus(corpus: str | Path | None) -> Path:
     return default_corpus() if corpus is None else Path(corpus)
 
 
-def corpus_or_small(small: bool, scratch: str | Path, profiles: list[str], tasks: list[str]) -> Path:
-    """A notebook's corpus: these personas x tasks built into `scratch`/corpus (smoke runs), else the default."""
-    if not small:
-        return default_corpus(progress=False)
-    out = Path(scratch) / "corpus"
-    build_corpus(out, seed=0, profiles=profiles, tasks=tasks, workers=1, progress=False)
-    return out
-
-
 def ground_truth(corpus: str | Path) -> tuple[dict, list[dict]]:
     """(personas, perturbation rows) of a corpus: its profiles.json (else the paper personas) and
     perturbations.json (else none). Only for scoring and views; memories never see them."""
