@@ -33,8 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests import browser_check as bc  # noqa: E402  (the project's browser driver)
 
-HEADING = "## Notebooks in the browser"
-OUT = Path(__file__).with_name("notebook_times.json")
+
+def heading(smoke: bool) -> str:
+    """Each mode has its own section of BENCHMARKS.md (and its own JSON), so a run of one leaves the other."""
+    return f"## Notebooks in the browser ({'smoke mode' if smoke else 'the full corpus'})"
+
+
+def out_json(smoke: bool) -> Path:
+    return Path(__file__).with_name(f"notebook_times{'_smoke' if smoke else ''}.json")
+
 
 # per notebook: the steps a researcher takes after opening it, and the cell (by a line of its code) to edit
 SCRIPTS: dict[str, tuple[list[tuple[str, ...]], str]] = {
@@ -48,6 +55,15 @@ SCRIPTS: dict[str, tuple[list[tuple[str, ...]], str]] = {
     "07_sensitivity_sweeps.py": ([("press", "Sweep every knob"), ("slider", "-1", "ArrowLeft"),
                                   ("press", "Sweep every knob")], "base = {\"display_chars\""),
 }
+# the steps a researcher takes first on the full corpus, where no gated cell runs on its own (`autorun_mode()` is
+# off in `marimo edit` outside smoke mode): 03's explorers wait behind its corpus button
+FULL_FIRST: dict[str, list[tuple[str, ...]]] = {"03_fingerprint_explorer.py": [("press", "Load the corpus")]}
+
+
+def script(name: str, smoke: bool) -> tuple[list[tuple[str, ...]], str]:
+    """(steps, the line of the cell to edit) of a notebook in this mode."""
+    steps, marker = SCRIPTS[name]
+    return ([] if smoke else FULL_FIRST.get(name, [])) + steps, marker
 
 
 def act(page, step: tuple[str, ...]) -> str:
@@ -83,8 +99,8 @@ def edit(page, marker: str) -> None:
     page.keyboard.press("Control+Enter")
 
 
-def time_notebook(context, server: bc.MarimoEditServer, name: str) -> dict:
-    steps, marker = SCRIPTS[name]
+def time_notebook(context, server: bc.MarimoEditServer, name: str, smoke: bool) -> dict:
+    steps, marker = script(name, smoke)
     opened = time.perf_counter()
     watch = bc.NotebookWatch(context, server, server.folder / name)
     while (run := watch.step()) is None:
@@ -121,10 +137,11 @@ def _seconds(value: float | None) -> str:
 
 
 def section(result: dict) -> str:
-    lines = [HEADING, "", f"`python benchmarks/notebook_times.py{' --smoke' if result['smoke'] else ''}` on "
+    flag = " --smoke" if result["smoke"] else ""
+    lines = [heading(result["smoke"]), "", f"`python benchmarks/notebook_times.py{flag}` on "
              f"{result['machine']}, {result['cores']} cores, `marimo edit` in headless Chromium at 1400 x 1000, "
              f"{'smoke mode' if result['smoke'] else 'the full corpus'} (written from "
-             "benchmarks/notebook_times.json; the script's docstring says what each time covers)."]
+             f"benchmarks/{out_json(result['smoke']).name}; the script's docstring says what each time covers)."]
     if result.get("note"):
         lines += ["", f"While it ran: {result['note']}."]
     if result["smoke"]:
@@ -132,6 +149,11 @@ def section(result: dict) -> str:
                       "includes the gated cells below it that run again: 05's item-seed steps re-run its smoke "
                       "benchmark, although the items of a seed seen before come back without being rebuilt. "
                       "\"no cell ran\": the step set nothing off (or ran too briefly to be seen)."]
+    else:
+        lines += ["", "On the full corpus no gated cell runs on its own: Run all stops at each *Run* button, and a "
+                      "press's time is everything it sets off (building the full corpus' items, answering, a sweep). "
+                      "A result computed before in the session comes back without work. \"no cell ran\": the step "
+                      "set nothing off (or ran too briefly to be seen)."]
     lines += ["", "| notebook | load (s) | Run all (s) | edit a cell (s) | steps (s each) | error cells |",
               "|---|---:|---:|---:|---|---:|"]
     for row in result["rows"]:
@@ -148,12 +170,12 @@ def main() -> None:
     parser.add_argument("--note", default="", help="what else ran on the machine meanwhile (goes in the section)")
     parser.add_argument("--append", type=Path, help="write the section into this Markdown file")
     parser.add_argument("--rewrite", action="store_true", help="no browser: write the section from the last "
-                        "run's benchmarks/notebook_times.json")
+                        "run's JSON of this mode (benchmarks/notebook_times[_smoke].json)")
     args = parser.parse_args()
     if args.rewrite:
-        text = section(json.loads(OUT.read_text(encoding="utf-8")))
+        text = section(json.loads(out_json(args.smoke).read_text(encoding="utf-8")))
         if args.append:
-            write_section(args.append, HEADING, text)
+            write_section(args.append, heading(args.smoke), text)
         print(text)
         return
     names = [n for n in SCRIPTS if not args.notebooks or n[:2] in args.notebooks]
@@ -164,14 +186,14 @@ def main() -> None:
                                 env=env) as server:
         for name in names:
             print(f"{name} ...", flush=True)
-            rows.append(time_notebook(context, server, name))
+            rows.append(time_notebook(context, server, name, args.smoke))
             print(json.dumps(rows[-1]), flush=True)
     result = {"smoke": args.smoke, "machine": platform.machine(), "cores": os.cpu_count(), "note": args.note,
               "rows": rows}
-    OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    out_json(args.smoke).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     text = section(result)
     if args.append:
-        write_section(args.append, HEADING, text)
+        write_section(args.append, heading(args.smoke), text)
     print(text)
 
 
