@@ -337,7 +337,8 @@ def test_the_llm_acting_agent_is_prompted_with_the_context_not_the_persona(tmp_p
     assert not any(DIMENSIONS[d].describe(persona.tiers[d]) in s for d in DIMENSION_CODES for s in seen)
 
 
-def test_an_llm_act_run_whose_model_call_fails_for_good_ends_unfinished_with_its_error(tmp_path, monkeypatch):
+def test_an_llm_act_run_whose_model_call_fails_for_good_ends_unfinished_with_its_error(tmp_path, monkeypatch,
+                                                                                         capsys):
     """A real small model's window cannot hold a full-context prompt: that run is recorded, KnowAct goes on."""
     from filegram_kit.llm import get_backend
     from filegram_kit.llm.context_window import ContextOverflow
@@ -360,12 +361,20 @@ def test_an_llm_act_run_whose_model_call_fails_for_good_ends_unfinished_with_its
     kinds = [e["event_type"] for e in events]
     assert kinds.count("iteration_start") == kinds.count("iteration_end") == 2 and kinds[-1] == "session_end"
     assert acting.act_errors(tmp_path / "out") == {"ContextOverflow": 1}
+    logged = capsys.readouterr().err.splitlines()  # a run takes minutes on a local model: each one is logged
+    assert len(logged) == 1 and run.name in logged[0] and "under key" in logged[0]
+    assert "model error: ContextOverflow" in logged[0] and f"{summary['total_tool_calls']} tool calls" in logged[0]
     # a resumed KnowAct run runs it again (errors are never cached): with a model that answers, it finishes
     monkeypatch.setattr(model, "agent_step", step)
     again = acting.act(persona, get_task("T-05"), tmp_path / "out" / "act" / "llm" / "key", 0, seed=0,
                        workspaces=tmp_path / "ws", agent="llm", context="## Memory\nnotes", backend=model)
     assert again == run and "error" not in json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert acting.act_errors(tmp_path / "out") == {}
+    logged = capsys.readouterr().err.splitlines()
+    assert len(logged) == 1 and "model error" not in logged[0]
+    acting.act(persona, get_task("T-05"), tmp_path / "out" / "act" / "llm" / "key", 0, seed=0,
+               workspaces=tmp_path / "ws", agent="llm", context="## Memory\nnotes", backend=model)
+    assert capsys.readouterr().err == ""  # a run found on disk is not run, nor logged
 
 
 def test_paired_differences_compare_the_same_cases():

@@ -23,6 +23,9 @@ layout, and what the agent was given in `<key>/given.json`.
 from __future__ import annotations
 
 import hashlib
+import json
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -133,6 +136,18 @@ def _llm_run(persona: Profile, task: Task, context: str, signal_dir: Path, *, se
     return signal_dir / tid
 
 
+def llm_run_line(final: Path, key: str, k: int, seconds: float) -> str:
+    """One log line per landed LLM act run. Each takes minutes on a local model, and KnowAct's own progress
+    counts personas, so without it a log says nothing for hours."""
+    summary = json.loads((final / "summary.json").read_text(encoding="utf-8"))
+    calls = summary.get("total_tool_calls", 0)
+    failed = round(calls * (1 - summary.get("tool_success_rate", 1.0)))
+    ending = f"model error: {summary['error']}" if summary.get("error") else (
+        "completed" if summary.get("completed") else f"stopped at {summary.get('total_iterations', 0)} iterations")
+    return (f"knowact: act run {final.name} s{k} under {key} in {seconds:,.0f} s: {calls} tool calls, {failed} "
+            f"failed, {ending}")
+
+
 def act(persona: Profile, task: Task, root: Path, k: int, *, seed: int, workspaces: Path, agent: str = "offline",
         tiers: Mapping[str, str | None] | None = None, prior: Prior | None = None, context: str = "",
         backend: Backend | None = None) -> Path:
@@ -153,7 +168,9 @@ def act(persona: Profile, task: Task, root: Path, k: int, *, seed: int, workspac
         generate_trajectory(profile, task, final.parent, seed=engine_seed, workspace_cache=workspaces)
     else:
         given = {"context_sha256": hashlib.sha256(context.encode()).hexdigest(), "context_chars": len(context)}
+        started = time.monotonic()
         _llm_run(persona, task, context, final.parent, seed=engine_seed, workspaces=workspaces, backend=backend)
+        print(llm_run_line(final, root.name, k, time.monotonic() - started), file=sys.stderr, flush=True)
     if not (root / "given.json").is_file():
         atomic.write_json(root / "given.json", {"agent": agent, **given})
     return final
