@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from markdown_section import write_marked  # noqa: E402  (benchmarks/, beside this script)
+
 from filegram_kit.util.atomic import write_text  # noqa: E402
 
 METHODS = ("no_context", "full_context", "mem0", "filegramos")
@@ -139,14 +141,7 @@ def section(result: dict) -> str:
 
 
 def write_docs(path: Path, result: dict) -> None:
-    text = path.read_text(encoding="utf-8")
-    if HEADING in text:
-        before, _, rest = text.partition(HEADING)
-        after = rest.partition(END)[2].lstrip("\n")
-        text = before + section(result) + ("\n" + after if after else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section(result)
-    write_text(path, text)
+    write_marked(path, HEADING, END, section(result).removeprefix(HEADING + "\n").removesuffix(END + "\n"))
 
 
 def main() -> int:
