@@ -283,6 +283,34 @@ def test_the_run_writes_one_row_per_case_and_resumes(tiny, tmp_path):
         run_knowact(tiny, out, methods=["no_such_memory"], workers=1, progress=False)
 
 
+def test_fewer_act_runs_read_each_dimension_over_fewer_runs_of_the_same_seeds(tiny, tmp_path):
+    """`act_runs` (the CLI's --act-runs) trades power for agent runs: each dimension is read over its act tasks
+    with fewer seeds, the runs of seed index 0 being the very runs a full run makes (an LLM agent's finished runs
+    are reused), and a folder never mixes the two."""
+    import math
+    import shutil
+
+    full = tmp_path / "full"
+    nine = run_knowact(tiny, full, methods=["no_context"], personas=[PERSONA], workers=1, progress=False)
+    few = tmp_path / "few"
+    few.mkdir()
+    shutil.copytree(full / "act", few / "act")
+    shutil.copytree(full / "workspaces", few / "workspaces")
+    before = {p.relative_to(few): p.stat().st_mtime_ns for p in (few / "act").rglob("events.json")}
+    three = run_knowact(tiny, few, methods=["no_context"], personas=[PERSONA], workers=1, progress=False, act_runs=3)
+    for cases, total in ((nine, 9), (three, 3)):
+        tasks = [len(t.split()) for t in cases["act_tasks"]]
+        assert cases["act_runs"].to_list() == [n * math.ceil(total / n) for n in tasks]
+    assert (three["act_runs"] < nine["act_runs"]).all()
+    assert {p.relative_to(few): p.stat().st_mtime_ns for p in (few / "act").rglob("events.json")} == before
+    assert all("/s0/" in path for path in three["zero_trajectory"].to_list())
+    assert json.loads((few / "knowact.json").read_text(encoding="utf-8"))["act_runs"] == 3
+    with pytest.raises(ValueError, match="act_runs=9, not 3"):
+        run_knowact(tiny, full, methods=["no_context"], personas=[PERSONA], workers=1, progress=False, act_runs=3)
+    with pytest.raises(ValueError, match="at least 1"):
+        run_knowact(tiny, tmp_path / "none", methods=["no_context"], workers=1, progress=False, act_runs=0)
+
+
 def _loopback_reply(request):
     """A stand-in model: tiers for infer_preferences, option A for every multiple-choice question."""
     prompt = json.dumps(request.json["messages"])

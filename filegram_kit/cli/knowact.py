@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ..knowact.split import ACT_RUNS
 from ..util.executors import add_executor_arguments
 
 
@@ -34,7 +35,7 @@ def cmd_knowact(args: argparse.Namespace) -> int:
     params = json.loads(args.backend_params) if args.backend_params else None
     cases = run_knowact(args.corpus, args.out, methods=methods, backend=args.backend, backend_params=params,
                         agent=args.agent, seed=args.seed, personas=personas, workers=args.workers,
-                        executor=args.executor, address=args.address)
+                        executor=args.executor, address=args.address, act_runs=args.act_runs)
     print(format_report(cases), end="")
     print(f"{cases.height} cases in {args.out / 'cases.parquet'}; act runs under {args.out / 'act'}")
     if args.agent == "llm":
@@ -62,6 +63,10 @@ def add_knowact(sub, fmt: argparse.ArgumentParser) -> None:
     p.add_argument("--personas", metavar="LIST",
                    help="comma-separated persona ids, or short ids as p1 (default: all in the corpus)")
     p.add_argument("--seed", type=int, default=0, help="split, question and act seed (default 0)")
+    p.add_argument("--act-runs", type=int, default=ACT_RUNS, metavar="N",
+                   help=f"act runs per dimension and condition, read together (default {ACT_RUNS}: 3 act tasks x 3 "
+                        "seeds); fewer cost fewer agent runs (an LLM agent's run takes minutes on a local model) and "
+                        "read each dimension with less power; at least one run per act task")
     p.add_argument("--workers", type=int, default=2, help="parallel persona workers (1 = serial, for debugging)")
     add_executor_arguments(p, what="persona units")
     p.set_defaults(func=cmd_knowact)

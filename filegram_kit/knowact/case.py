@@ -89,6 +89,7 @@ class Acting:
     split: Split
     reader: ActReader
     prior: dict[str, dict[str, float]]
+    act_runs: int = ACT_RUNS  # runs per dimension and condition (`Split.runs`): what the reader reads together
     features: dict[Path, pl.DataFrame] = field(default_factory=dict)
     givens: dict[str, Given] = field(default_factory=dict)
 
@@ -111,7 +112,7 @@ class Acting:
                            seed=self.seed, workspaces=self.out / "workspaces", agent=self.agent,
                            tiers=per_task[task].tiers, prior=self.prior, context=per_task[task].context,
                            backend=self.state.backend)
-                for task, k in self.split.runs(dimension)]
+                for task, k in self.split.runs(dimension, self.act_runs)]
 
     def read(self, per_task: dict[str, Given], dimension: str) -> tuple[acting.Observed, list[Path]]:
         """What `dimension`'s act runs show of the persona's tier, and the runs' folders."""
@@ -233,16 +234,17 @@ def _method_rows(acting_: Acting, method: str, zero: dict[str, tuple], stated: d
     return rows
 
 
-def persona_rows(state: UnitState, out: Path, pid: str, methods: tuple[str, ...], *, agent: str, seed: int) -> None:
+def persona_rows(state: UnitState, out: Path, pid: str, methods: tuple[str, ...], *, agent: str, seed: int,
+                 act_runs: int = ACT_RUNS) -> None:
     """Every method's rows for one persona, skipping methods whose rows are already written."""
     todo = [m for m in methods if not (out / "units" / pid / f"{m}.json").is_file()]
     if not todo:
         return
     persona = state.facts.personas[pid]
     split = persona_split(state.facts, pid, seed)
-    reader = fit_act_reader(state.features, state.facts, pid, runs=ACT_RUNS, seed=seed)
+    reader = fit_act_reader(state.features, state.facts, pid, runs=act_runs, seed=seed)
     prior = acting.default_prior({p: state.facts.tiers(p) for p in state.facts.sessions}, pid)
-    acting_ = Acting(state, out, agent, seed, persona, dict(state.facts.tasks), split, reader, prior)
+    acting_ = Acting(state, out, agent, seed, persona, dict(state.facts.tasks), split, reader, prior, act_runs)
     state.store.preload([state.facts.sessions[pid][t] for t in split.ingest])
     zero = {d: acting_.read(acting_.everywhere(""), d) for d in DIMENSION_CODES}
     stated = {d: acting_.read(acting_.told(d, persona.tiers[d].value), d) for d in DIMENSION_CODES}

@@ -37,12 +37,14 @@ from ..traces.schema import Profile
 from ..util import atomic
 from ..util.progress import progress_bar
 from .case import persona_rows, persona_split
+from .split import ACT_RUNS
 
 VERSION = 2  # 2: several act tasks and seeds per dimension, read together (act_reader.py)
 DEFAULT_METHODS = ("no_context", "full_context", "naive_rag", "filegramos", "eager_summary", "mem0", "zep", "memos")
 CASES = "cases.parquet"
 MIN_PERSONAS = 3  # the persona under test and at least two others to fit its Act reader on
-FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "model", "backend_params", "agent")
+FIXED = ("version", "corpus_engine", "corpus_seed", "seed", "backend", "model", "backend_params", "agent", "act_runs")
+DEFAULTS = {"act_runs": ACT_RUNS}  # what a manifest written before the key existed was run with
 
 
 class KnowActError(ValueError):
@@ -55,15 +57,17 @@ def _manifest(out: Path, new: dict[str, Any]) -> dict[str, Any]:
         return new
     old = json.loads(path.read_text(encoding="utf-8"))
     for key in FIXED:
-        if old.get(key) != new[key]:
-            raise KnowActError(f"{out} holds a KnowAct run made with {key}={old.get(key)!r}, not {new[key]!r}; its "
+        if old.get(key, DEFAULTS.get(key)) != new[key]:
+            raise KnowActError(f"{out} holds a KnowAct run made with {key}={old.get(key, DEFAULTS.get(key))!r}, not "
+                               f"{new[key]!r}; its "
                                "rows would mix with these: use another --out folder or delete this one")
     return {**new, **{k: list(dict.fromkeys(old.get(k, []) + new[k])) for k in ("methods", "personas")}}
 
 
 def _unit(corpus: str, out: str, pid: str, methods: tuple[str, ...], backend: str, params_json: str, agent: str,
-          seed: int) -> str:
-    persona_rows(_state(corpus, backend, params_json), Path(out), pid, methods, agent=agent, seed=seed)
+          seed: int, act_runs: int = ACT_RUNS) -> str:
+    persona_rows(_state(corpus, backend, params_json), Path(out), pid, methods, agent=agent, seed=seed,
+                 act_runs=act_runs)
     return pid
 
 
@@ -116,11 +120,13 @@ def load_cases(out: str | Path, methods: Sequence[str] | None = None, personas: 
 def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] = DEFAULT_METHODS,
                 backend: str = "offline", backend_params: dict[str, Any] | None = None, agent: str = "offline",
                 seed: int = 0, personas: Iterable[str | Profile] | None = None, workers: int | None = None,
-                progress: bool | None = None, executor: str = "process", address: str | None = None
-                ) -> pl.DataFrame:
+                progress: bool | None = None, executor: str = "process", address: str | None = None,
+                act_runs: int = ACT_RUNS) -> pl.DataFrame:
     """Know and Act for every (method, persona, dimension); writes `out/cases.parquet` and returns it.
 
-    `executor` / `address`: where the persona units run ("process", "thread", "serial" or "ray")."""
+    `executor` / `address`: where the persona units run ("process", "thread", "serial" or "ray").
+    `act_runs`: act runs per dimension and condition, read together (default ACT_RUNS = 3 act tasks x 3 seeds;
+    fewer cost fewer agent runs, which counts with an LLM agent, and read each dimension with less power)."""
     from ..bench.ground_truth import corpus_facts
     from ..llm import get_backend
     from ..memory.base import MEMORIES
@@ -129,6 +135,8 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
 
     if agent not in AGENTS:
         raise ValueError(f"unknown acting agent {agent!r}; agents: {', '.join(AGENTS)}")
+    if act_runs < 1:
+        raise ValueError(f"act_runs must be at least 1 (every act task runs at least once), got {act_runs}")
     corpus, out = Path(corpus), Path(out)
     methods = tuple(dict.fromkeys(methods))
     unknown = [m for m in methods if m not in MEMORIES and not is_reference(m)]
@@ -148,13 +156,13 @@ def run_knowact(corpus: str | Path, out: str | Path, *, methods: Iterable[str] =
     info = corpus_info(corpus)
     manifest = _manifest(out, {"version": VERSION, "corpus_engine": info["engine"], "corpus_seed": info["seed"],
                                "seed": seed, "backend": backend, "model": model, "backend_params": params,
-                               "agent": agent, "methods": list(methods), "personas": chosen})
+                               "agent": agent, "act_runs": act_runs, "methods": list(methods), "personas": chosen})
     out.mkdir(parents=True, exist_ok=True)
     atomic.write_json(out / "knowact.json", manifest)
     atomic.write_json(out / "splits.json", [persona_split(facts, p, seed).as_dict() for p in chosen])
     params_json = json.dumps(params, sort_keys=True)
     _state.cache_clear()  # a serial run in this process must read this corpus as it is now
-    calls = [(str(corpus), str(out), pid, methods, backend, params_json, agent, seed) for pid in chosen]
+    calls = [(str(corpus), str(out), pid, methods, backend, params_json, agent, seed, act_runs) for pid in chosen]
     _run_units(calls, max(1, min(workers or os.cpu_count() or 1, len(calls))), progress, executor, address)
     cases = load_cases(out, methods, chosen)
     buffer = io.BytesIO()
