@@ -53,13 +53,43 @@ def jupyter_cell_run() -> bool:
     return reactor is not None and not reactor.rerunning
 
 
+class Recent:
+    """The last `keep` values computed, by key (the least recently used goes first).
+
+    marimo re-runs every cell that reads a cell that ran, also when a kept result is only shown again (an item
+    seed edited back and forth): a cell below it gets its earlier value back at once with
+    `recent.get(key, compute)`, instead of recomputing what it showed a moment ago."""
+
+    def __init__(self, keep: int = KEEP):
+        self.keep = keep
+        self._values: OrderedDict[Any, Any] = OrderedDict()
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._values
+
+    def __getitem__(self, key: Any) -> Any:
+        self._values.move_to_end(key)
+        return self._values[key]
+
+    def put(self, key: Any, value: Any) -> None:
+        self._values[key] = value
+        self._values.move_to_end(key)
+        while len(self._values) > self.keep:
+            self._values.popitem(last=False)
+
+    def get(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """The value remembered for `key`, else `compute()` (remembered)."""
+        if key not in self._values:
+            self.put(key, compute())
+        return self[key]
+
+
 class KeptResults:
     """The results of one gated cell, by their settings, and the settings of the one last shown."""
 
     def __init__(self, button: str, keep: int = KEEP):
         self.button = button
-        self.keep = keep
-        self._results: OrderedDict[str, tuple[dict[str, Any], Any]] = OrderedDict()
+        self._results = Recent(keep)  # key -> (settings, value)
         self._shown: dict[str, Any] | None = None
 
     def get(self, settings: Mapping[str, Any], *, pressed: bool, autorun: bool = False,
@@ -76,7 +106,6 @@ class KeptResults:
             self._remember(key, settings, value)
             return Kept(value, computed=True)
         if key in self._results:
-            self._results.move_to_end(key)
             self._shown = settings
             return Kept(self._results[key][1])
         if self._shown is None:
@@ -91,10 +120,7 @@ class KeptResults:
                 "(below: the result of the setting before).")
 
     def _remember(self, key: str, settings: dict[str, Any], value: Any) -> None:
-        self._results[key] = (settings, value)
-        self._results.move_to_end(key)
-        while len(self._results) > self.keep:
-            self._results.popitem(last=False)
+        self._results.put(key, (settings, value))
         self._shown = settings
 
 

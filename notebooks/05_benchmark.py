@@ -26,7 +26,7 @@ with app.setup:
     from filegram_kit.report.corpus_source import style_pack_corpus
     from filegram_kit.llm import get_backend
     from filegram_kit.notebook_args import autorun_mode, cli_args, smoke_mode
-    from filegram_kit.notebook_results import KeptResults, stale_note
+    from filegram_kit.notebook_results import KeptResults, Recent, stale_note
     from filegram_kit.report import bench_views as bv
     from filegram_kit.report.bench_figures import qa_distribution_figure
     from filegram_kit.widgets import ItemBrowser
@@ -112,7 +112,10 @@ def _(smoke):
 def _():
     # the items by seed: a seed seen before is shown again at once; a new one waits for the button
     built_items = KeptResults("Build the items")
-    return (built_items,)
+    # what the cells below computed from items shown before: every reader of the items re-runs when a kept seed is
+    # shown again, and gets its audit or one-item comparison back at once
+    seen = Recent()
+    return built_items, seen
 
 
 @app.cell
@@ -155,9 +158,12 @@ def _(items):
 
 
 @app.cell
-def _(corpus, items):
-    with mo.status.spinner(title="Auditing the items (a choices-only model is trained per sub-task) ..."):
-        audit = audit_items(items, corpus_facts(corpus))
+def _(corpus, items, seen):
+    def _audit():
+        with mo.status.spinner(title="Auditing the items (a choices-only model is trained per sub-task) ..."):
+            return audit_items(items, corpus_facts(corpus))
+
+    audit = seen.get(("audit", str(corpus), tuple(i.question_id for i in items)), _audit)
     _verdict = ("**Every sub-task passes.**" if audit.passed else
                 "**Failing:** " + "; ".join(f"{k}: {v}" for k, v in audit.reasons().items()))
     mo.vstack([mo.md(r"""
@@ -224,11 +230,16 @@ def _(backend_choice, methods):
 
 
 @app.cell
-def _(answer_now, autorun, backend, backend_choice, item, methods, store):
+def _(answer_now, autorun, backend, backend_choice, item, methods, seen, store):
     mo.stop(not (answer_now.value or autorun or backend_choice.value == "offline"),
             mo.md("Press **Answer with the methods**."))
-    with mo.status.spinner(title=f"Ingesting and answering {item.question_id} with {len(methods)} methods ..."):
-        comparison = bv.compare_methods(item, store, methods, backend=backend)
+
+    def _compare():
+        with mo.status.spinner(title=f"Ingesting and answering {item.question_id} with {len(methods)} methods ..."):
+            return bv.compare_methods(item, store, methods, backend=backend)
+
+    comparison = seen.get(("compare", str(store.corpus), item.question_id, tuple(methods), backend_choice.value),
+                          _compare)
     mo.vstack([mo.md(f"Correct answer: **{item.correct if item.is_mcq else 'free-form, scored 0-100 by the judge'}**. "
                      "`memory_tokens`: everything the memory stores; `context_tokens`: what the reader got for "
                      "this question (estimated tokens)."),

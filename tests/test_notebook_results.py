@@ -7,7 +7,7 @@ from __future__ import annotations
 import nbformat
 from nbclient import NotebookClient
 
-from filegram_kit.notebook_results import KeptResults
+from filegram_kit.notebook_results import KeptResults, Recent
 
 
 def counting():
@@ -38,6 +38,22 @@ def test_a_changed_setting_keeps_the_last_result_and_names_what_changed():
     kept.get(second, pressed=False, compute=compute_for(second))  # shown again: what the next change is against
     third = {"Personas": ["p1", "p2"], "Items per sub-task": 5}
     assert kept.get(third, pressed=False, compute=compute_for(third)).note.startswith("Items per sub-task changed")
+
+
+def test_a_cell_below_a_kept_result_gets_its_earlier_value_back_and_forgets_the_oldest():
+    calls, recent = [], Recent(keep=2)
+
+    def compute(key):
+        return lambda: calls.append(key) or f"audit of {key}"
+
+    assert recent.get("seed 0", compute("seed 0")) == "audit of seed 0"
+    assert recent.get("seed 1", compute("seed 1")) == "audit of seed 1"
+    assert recent.get("seed 0", compute("seed 0")) == "audit of seed 0"  # back and forth: no work
+    assert calls == ["seed 0", "seed 1"]
+    recent.get("seed 2", compute("seed 2"))  # seed 1 was used least recently: it goes, seed 0 stays
+    recent.get("seed 0", compute("seed 0"))
+    recent.get("seed 1", compute("seed 1"))
+    assert calls == ["seed 0", "seed 1", "seed 2", "seed 1"]
 
 
 def test_an_unattended_run_computes_its_first_result_then_follows_the_buttons():
