@@ -74,7 +74,9 @@ def knowact_part(out: Path) -> tuple[list[dict], dict]:
                 told.get(given["context_sha256"], f"a memory's context ({given['context_chars']} characters)"))
         rows.append({"path": "KnowAct LLM acting agent (`filegram knowact --agent llm`)", "condition": what,
                      **tally(list(key.glob("s*/signal/*/summary.json")))})
-    cases = {"methods": info["methods"], "personas": info["personas"], "complete": (out / "cases.parquet").is_file()}
+    rows.sort(key=lambda r: (r["condition"] != "zero memory (empty context)", r["condition"]))
+    cases = {"methods": info["methods"], "personas": info["personas"], "act_runs": info.get("act_runs", 9),
+             "complete": (out / "cases.parquet").is_file()}
     if cases["complete"]:
         import polars as pl
 
@@ -103,10 +105,13 @@ def section(result: dict) -> str:
     text = (f"Runs of {', '.join(models)} as the agent, read from their summary.json files; a pipeline check, not "
             "a result.\n\n" + table(result))
     if cases and cases.get("complete"):
-        text += (f"\nKnowAct ({', '.join(cases['methods'])}, {', '.join(cases['personas'])}): {cases['cases']} case "
-                 f"rows, Know passed {cases['know_pass']}, Act passed {cases['act_pass']}.\n")
+        text += (f"\nKnowAct ({', '.join(cases['methods'])}, {', '.join(cases['personas'])}, --act-runs "
+                 f"{cases['act_runs']}): {cases['cases']} case rows, Know passed {cases['know_pass']}, Act passed "
+                 f"{cases['act_pass']}.\n")
     elif cases:
-        text += "\nKnowAct had not finished: no case rows yet (rerun the same command to resume it).\n"
+        text += (f"\nKnowAct ({', '.join(cases['methods'])}, {', '.join(cases['personas'])}, --act-runs "
+                 f"{cases['act_runs']}) had not finished: the runs so far, no case rows yet (rerun the same command "
+                 "to resume it).\n")
     return text
 
 
