@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # markdown_section, also when a test loads this file
 
 from markdown_section import write_marked  # noqa: E402  (benchmarks/, beside this script)
 
