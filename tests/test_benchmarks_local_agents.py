@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ RESULT = ROOT / "benchmarks" / "local_agents.json"
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # the script imports markdown_section from beside it
     spec = importlib.util.spec_from_file_location("bench_local_agents", ROOT / "benchmarks" / "local_agents.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
