@@ -4,11 +4,12 @@ benchmarks/local_agents.json, and its counts are the runs' own summary.json fiel
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "local_agents.json"
@@ -16,10 +17,7 @@ RESULT = ROOT / "benchmarks" / "local_agents.json"
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_local_agents", ROOT / "benchmarks" / "local_agents.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("local_agents")
 
 
 @pytest.mark.skipif(not RESULT.is_file(), reason="benchmarks/local_agents.py has not been run")

@@ -3,11 +3,12 @@ never typed: an edited number, or a JSON rerun without its docs rewritten, fails
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "local_llm.json"
@@ -15,10 +16,7 @@ RESULT = ROOT / "benchmarks" / "local_llm.json"
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_local_llm", ROOT / "benchmarks" / "local_llm.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("local_llm")
 
 
 @pytest.mark.skipif(not RESULT.is_file(), reason="benchmarks/local_llm.py has not been run")
