@@ -376,6 +376,33 @@ def test_cached_engrams_give_the_same_memory_under_each_memorys_labels(tmp_path)
     assert memory.engrams_[0].semantic.chunks[0].session == "T-01"  # the cached original is untouched
 
 
+@pytest.mark.parametrize("method", ["filegramos", "eager_summary"])
+def test_a_session_read_through_other_media_is_not_served_the_first_settings_memory(tmp_path, method):
+    """The text and the multimodal setting of a corpus hold the same events; only the media differ (the
+    multimodal one reads each file's rendered copies). Keyed by the events alone, a process that encoded one
+    setting served its Engrams (and session stages) to the other: the quick reproduce's FileGramOS answers
+    changed on 3 of 15 File Grounding items. A memory must not depend on what its process met before."""
+    from dataclasses import replace
+
+    from filegram_kit.memory import stages
+    from filegram_kit.memory.filegramos import engram
+
+    text = [session(tmp_path, f"T-0{i}") for i in range(1, 3)]
+    entries = {ref: {**entry, "rendered": [{"format": "pdf"}]} for ref, entry in text[0].media.entries.items()}
+    other = [replace(text[0], media=text[0].media.view(entries, transform=str.upper)), text[1]]
+
+    def memory_text(trajs):
+        return get_memory(method).ingest(trajs, backend=BACKEND).memory_text()
+
+    engram._cache.clear()
+    stages._memo.clear()
+    alone = memory_text(other)
+    engram._cache.clear()
+    stages._memo.clear()
+    first = memory_text(text)
+    assert memory_text(other) == alone != first
+
+
 def test_kmeans_recovers_separated_groups_and_is_deterministic():
     import numpy as np
 

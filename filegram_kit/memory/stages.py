@@ -8,7 +8,7 @@ its batches, its triples) is computed once per process and remembered:
     cells = in_session(session_stage("memos.cells", ...), session.label)   # records that name their session
 
 The key is the stage's name and parameters, the backend's identity and a digest of the session's
-events (ids, types, times, fields), never the trajectory id alone. A remembered value also
+events (ids, types, times, fields) and of its media manifest (`events_digest`), never the trajectory id alone. A remembered value also
 remembers the backend calls computing it made, and replays them into the open meters
 (`Backend.metered`), so a memory's ingest cost is that of a fresh build whatever the memo held:
 the same rows whichever process or order built it.
@@ -45,11 +45,16 @@ _lock = threading.Lock()
 
 @by_identity
 def events_digest(traj: Trajectory) -> str:
-    """sha256 of a session's task id and events (ids, types, times, fields): what session-level work depends on."""
+    """sha256 of a session's task id, events (ids, types, times, fields) and the manifest of the media its contents
+    are read through: what session-level work depends on. The same session in the text and the multimodal setting
+    has the same events but other media (the rendered files' parsed text), so the events alone served whichever
+    setting a process encoded first to both."""
     digest = hashlib.sha256(str(traj.task_id).encode())
     for e in traj.events:
         digest.update(json.dumps([e.event_id, e.event_type, e.timestamp, e.fields], sort_keys=True,
                                  default=str).encode())
+    if traj.media is not None:
+        digest.update(json.dumps(traj.media.entries, sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
