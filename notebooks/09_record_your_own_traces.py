@@ -286,7 +286,7 @@ def _():
       `drift(..., detector="habit")` does on a finished history): the run's blocks vouch for each other;
     - **past**: against the accepted *earlier* blocks only, after the training blocks as a warm-up, and a
       block the model flags is not learnt from (`drift(..., detector="habit", reference="past")`,
-      `habit.past_scores`): the intruder's first block is flagged, so the rest of his run is too.
+      `past_drift.past_scores`): the intruder's first block is flagged, so the rest of his run is too.
 
     `absorbed` is the share of intruder blocks the past model learnt from; `shuffled_auc` permutes each
     target's intruder labels and should sit near 0.5. The full table is `pu_intruder_runs` in `figures/`.

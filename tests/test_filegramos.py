@@ -8,8 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from filegram_kit.behaviour.drift import drift_frame, unparsed_judgements
 from filegram_kit.behaviour.fingerprint import FEATURES
+from filegram_kit.behaviour.session_drift import drift_frame, unparsed_judgements
 from filegram_kit.llm import get_backend
 from filegram_kit.llm.algorithms.narrate import narrate, parse_line
 from filegram_kit.llm.tasks import ParseError, parse_narrative

@@ -8,9 +8,10 @@ import polars as pl
 import pytest
 
 from filegram_kit.behaviour.drift import drift
-from filegram_kit.behaviour.habit import START, past_scores
+from filegram_kit.behaviour.habit import START
 from filegram_kit.behaviour.intruder_runs import intruder_streams, runs_table, shuffled_labels, stream_scores
 from filegram_kit.behaviour.masquerade import identification, stream_blocks
+from filegram_kit.behaviour.past_drift import past_scores
 
 from .test_habit import _stream, _trajectories
 

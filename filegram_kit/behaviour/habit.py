@@ -28,7 +28,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import polars as pl
 
 from ..traces.schema import EVENT_CATEGORY, Trajectory
@@ -207,13 +206,14 @@ class HabitModel:
         return max(names, key=lambda u: self.log_likelihood(self.users[u], sequence))
 
 
-def habit_scores(trajs: Iterable[Trajectory], *, order: int = 1) -> pl.DataFrame:
+def habit_scores(trajs: Iterable[Trajectory], *, order: int = 1, alpha: float | None = None) -> pl.DataFrame:
     """Per session, how like its user it is, scored against the user's *other* sessions (its own counts taken
     out first): `habit_ll`, the mean log-likelihood per action under them (one-class: needs no other user),
     and `habit_llr`, the ratio to everyone's other sessions (null when the corpus has one user). Low: a
-    session unlike its user. Users with one session get nulls. Sorted by trajectory_id."""
+    session unlike its user. Users with one session get nulls. Sorted by trajectory_id. `alpha`: `HabitModel`'s
+    additive smoothing (order 0: the naive Bayes)."""
     sessions = [(t.id, t.profile_id or "", tokens(t)) for t in trajs]
-    model = HabitModel(order)
+    model = HabitModel(order, alpha)
     for _, user, sequence in sessions:
         model.update(user, sequence)
     per_user = Counter(user for _, user, _ in sessions)
@@ -234,7 +234,7 @@ HABIT_DRIFT_SCHEMA = {"trajectory_id": pl.String, "habit_deviation": pl.Float64,
 UNUSUAL_SHOWN = 3
 
 
-def _unusual(session: Counter[str], others: Counter[str]) -> list[str]:
+def unusual_actions_of(session: Counter[str], others: Counter[str]) -> list[str]:
     """The actions this session takes far more often than the user's other sessions (smoothed log ratio)."""
     n, m = sum(session.values()) or 1, sum(others.values()) or 1
     ratio = {t: math.log((c + 0.5) / (n + 1)) - math.log((others.get(t, 0) + 0.5) / (m + 1))
@@ -242,14 +242,14 @@ def _unusual(session: Counter[str], others: Counter[str]) -> list[str]:
     return [t for t, r in sorted(ratio.items(), key=lambda kv: (-kv[1], kv[0])) if r > 0][:UNUSUAL_SHOWN]
 
 
-def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1,
+def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1, alpha: float | None = None,
                 min_sessions: int = 3) -> pl.DataFrame:
     """Paper Eq. 1's flag on the habit model's score: `habit_deviation` = -habit_ll (mean surprise per action
     against the user's other sessions), flagged above the user's mean + tau * sd of it (users with at least
     `min_sessions` sessions; never when all are equal); `unusual_actions`: what the session does far more
-    often than the user's other sessions."""
+    often than the user's other sessions. `alpha`: as `habit_scores`."""
     trajs = list(trajs)
-    scores = habit_scores(trajs, order=order)
+    scores = habit_scores(trajs, order=order, alpha=alpha)
     counts = {t.id: Counter(tokens(t)[1:]) for t in trajs}
     users: dict[str, Counter[str]] = defaultdict(Counter)
     for t in trajs:
@@ -263,73 +263,8 @@ def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1
         .alias("_spread"))
     out = out.with_columns((pl.col("_spread") & (pl.col("habit_deviation") > pl.col("habit_threshold")))
                            .fill_null(False).alias("habit_flagged"))
-    unusual = {tid: _unusual(counts[tid], users[user] - counts[tid])
+    unusual = {tid: unusual_actions_of(counts[tid], users[user] - counts[tid])
                for tid, user in zip(out["trajectory_id"], out["profile_id"], strict=True)}
     out = out.with_columns(pl.col("trajectory_id").replace_strict(unusual, return_dtype=pl.List(pl.String))
                            .alias("unusual_actions"))
     return out.select(list(HABIT_DRIFT_SCHEMA))
-
-
-WARMUP = 5  # reference="past": a user's first sessions only train (and calibrate the threshold); none is scored
-
-
-@dataclass(frozen=True)
-class PastScore:
-    """One session scored against its user's earlier sessions only (`past_scores`)."""
-
-    deviation: float | None  # mean surprise per action under the accepted earlier sessions; None in the warm-up
-    threshold: float | None  # mean + tau * sd of the reference deviations at that moment
-    flagged: bool
-    accepted: bool  # added to the model afterwards (warm-up, or not flagged)
-
-
-def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: int = WARMUP, tau: float = 1.5,
-                alpha: float | None = None) -> list[PastScore]:
-    """Prequential scoring of one user's sessions, in time order: the first `warmup` train the model; each later
-    session is scored (mean surprise per action, as `habit_drift`) by a model of the accepted *earlier* sessions
-    only, flagged above mean + tau * sd of the reference deviations, and added to the model (and its deviation
-    to the reference) only when it was not flagged: updating, so a habit that slowly changes is followed while
-    an intruder is kept out (Maxion and Townsend's naive Bayes with updating). The reference starts as the
-    warm-up sessions' deviations, each against the other warm-up sessions. No session's score reads a later
-    session, and the vocabulary is the accepted sessions' own. `alpha`: `HabitModel`'s additive smoothing."""
-    if warmup < 2:
-        raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
-    user = "u"
-    model = HabitModel(order, alpha)
-    warm = [list(s) for s in sequences[:warmup]]
-    for sequence in warm:
-        model.update(user, sequence)
-    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in warm]
-    out = [PastScore(None, None, False, True) for _ in warm]
-    for sequence in sequences[warmup:]:
-        deviation = -model.log_likelihood(model.users[user], sequence)
-        threshold = float(np.mean(reference) + tau * np.std(reference, ddof=1))
-        flagged = deviation > threshold
-        if not flagged:
-            model.update(user, sequence)
-            reference.append(deviation)
-        out.append(PastScore(deviation, threshold, flagged, not flagged))
-    return out
-
-
-def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1, warmup: int = WARMUP
-                     ) -> pl.DataFrame:
-    """`habit_drift`'s columns with reference="past": each user's sessions in time order (`started`), scored by
-    `past_scores`; warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are
-    never flagged; `unusual_actions` against the sessions accepted before it."""
-    by_user: dict[str, list[Trajectory]] = defaultdict(list)
-    for t in trajs:
-        by_user[t.profile_id or ""].append(t)
-    rows = []
-    for sessions in by_user.values():
-        sessions.sort(key=started)
-        sequences = [tokens(t) for t in sessions]
-        accepted: Counter[str] = Counter()
-        for t, sequence, score in zip(sessions, sequences, past_scores(sequences, order=order, warmup=warmup,
-                                                                       tau=tau), strict=True):
-            counts = Counter(sequence[1:])
-            unusual = _unusual(counts, accepted) if score.deviation is not None else []
-            rows.append((t.id, score.deviation, score.threshold, score.flagged, unusual))
-            if score.accepted:
-                accepted += counts
-    return pl.DataFrame(rows, schema=HABIT_DRIFT_SCHEMA, orient="row").sort("trajectory_id")

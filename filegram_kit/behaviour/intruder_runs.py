@@ -11,7 +11,7 @@ in order. Every block of that stream is then scored in one of two ways:
 - reference="others": against every *other* block of the target's stream (training blocks, its own later
   blocks and the intruder's): `drift(..., reference="others")` on a history. The intruder's blocks vouch for
   each other: the longer the run, the less his blocks stand out.
-- reference="past": prequentially (`habit.past_scores`): the training blocks are the warm-up; each later
+- reference="past": prequentially (`past_drift.past_scores`): the training blocks are the warm-up; each later
   block is scored by a model of the accepted *earlier* blocks only, and added to it only when not flagged
   (tau = 1.5 on the reference deviations). The 17-D fingerprint's "past" is its one-class detector of
   `masquerade.py` (the training blocks' centroid, no updating).
@@ -32,8 +32,9 @@ import numpy as np
 import polars as pl
 
 from .fingerprint import FEATURES, deviations
-from .habit import Counts, past_scores
+from .habit import Counts
 from .masquerade import COMMAND_ALPHA, Block, detection_summary, habit_model, masquerade_scores, split_at
+from .past_drift import past_scores
 
 RUN_LENGTHS = (1, 10)  # an intruder's run: this many consecutive blocks, drawn uniformly (inclusive)
 REFERENCES = ("others", "past")

@@ -8,8 +8,9 @@ its batches, its triples) is computed once per process and remembered:
     cells = in_session(session_stage("memos.cells", ...), session.label)   # records that name their session
 
 The key is the stage's name and parameters, the backend's identity and a digest of the session's
-events (ids, types, times, fields) and of its media manifest (`events_digest`), never the trajectory id alone. A remembered value also
-remembers the backend calls computing it made, and replays them into the open meters
+events (ids, types, times, fields) and of its media manifest (`events_digest`), never the trajectory id
+alone: a text and a multimodal session hold the same events and differ only in the media they read. A
+remembered value also remembers the backend calls computing it made, and replays them into the open meters
 (`Backend.metered`), so a memory's ingest cost is that of a fresh build whatever the memo held:
 the same rows whichever process or order built it.
 

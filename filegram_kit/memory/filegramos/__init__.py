@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...behaviour.drift import DETECTORS, unparsed_judgements
 from ...behaviour.habit import habit_drift
+from ...behaviour.session_drift import DETECTORS, unparsed_judgements
 from ...traces.schema import Trajectory
 from ..base import Context, MemorySystem, check_no_ground_truth, one_user
 from ..serialize import cleaned

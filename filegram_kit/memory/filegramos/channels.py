@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from ...behaviour.drift import drift_frame, with_habit
 from ...behaviour.fingerprint import FEATURE_DIMENSION, FEATURES, with_zscores, zscores
+from ...behaviour.session_drift import drift_frame, with_habit
 from ...util.float_ties import ranked
 from .calibration import Calibration, Reading
 from .engram import Engram, procedural_frame
