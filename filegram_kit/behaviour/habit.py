@@ -206,14 +206,59 @@ class HabitModel:
         return max(names, key=lambda u: self.log_likelihood(self.users[u], sequence))
 
 
-def habit_scores(trajs: Iterable[Trajectory], *, order: int = 1, alpha: float | None = None) -> pl.DataFrame:
+COMMAND_ALPHA = 0.01  # the naive Bayes' additive smoothing (Maxion and Townsend, DSN 2002)
+
+
+@dataclass(frozen=True)
+class HabitKind:
+    """Which habit model a detector fits, and what it reads of a session: the action tokens (`tokens`) or the
+    command names only (`commands`)."""
+
+    name: str
+    order: int
+    alpha: float | None = None
+    commands_only: bool = False
+
+    def sequence(self, traj: Trajectory) -> list[str]:
+        return commands(traj) if self.commands_only else tokens(traj)
+
+    def model(self) -> HabitModel:
+        return HabitModel(self.order, self.alpha)
+
+    @property
+    def label(self) -> str:
+        """The name a result row carries ("naive_bayes(alpha=0.01)" names its smoothing)."""
+        return f"{self.name}(alpha={self.alpha:g})" if self.alpha is not None else self.name
+
+
+MODELS = ("markov", "multinomial", "naive_bayes")  # Witten-Bell order 1 / order 0 over action tokens; additive
+# smoothing over command names (the masquerade literature's naive Bayes)
+
+
+def habit_kind(model: str = "markov", alpha: float | None = None) -> HabitKind:
+    """The `HabitKind` named `model`; `alpha` (naive_bayes only, default COMMAND_ALPHA) its smoothing."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+    if alpha is not None and model != "naive_bayes":
+        raise ValueError(f"alpha is the naive Bayes' additive smoothing (model='naive_bayes'), not {model!r}'s")
+    if model == "naive_bayes":
+        alpha = COMMAND_ALPHA if alpha is None else alpha
+        if alpha <= 0:
+            raise ValueError(f"alpha must be > 0, got {alpha}")
+        return HabitKind(model, 0, alpha, commands_only=True)
+    return HabitKind(model, 1 if model == "markov" else 0)
+
+
+MARKOV = habit_kind("markov")
+
+
+def habit_scores(trajs: Iterable[Trajectory], *, kind: HabitKind = MARKOV) -> pl.DataFrame:
     """Per session, how like its user it is, scored against the user's *other* sessions (its own counts taken
     out first): `habit_ll`, the mean log-likelihood per action under them (one-class: needs no other user),
     and `habit_llr`, the ratio to everyone's other sessions (null when the corpus has one user). Low: a
-    session unlike its user. Users with one session get nulls. Sorted by trajectory_id. `alpha`: `HabitModel`'s
-    additive smoothing (order 0: the naive Bayes)."""
-    sessions = [(t.id, t.profile_id or "", tokens(t)) for t in trajs]
-    model = HabitModel(order, alpha)
+    session unlike its user. Users with one session get nulls. Sorted by trajectory_id. `kind`: the model."""
+    sessions = [(t.id, t.profile_id or "", kind.sequence(t)) for t in trajs]
+    model = kind.model()
     for _, user, sequence in sessions:
         model.update(user, sequence)
     per_user = Counter(user for _, user, _ in sessions)
@@ -242,15 +287,15 @@ def unusual_actions_of(session: Counter[str], others: Counter[str]) -> list[str]
     return [t for t, r in sorted(ratio.items(), key=lambda kv: (-kv[1], kv[0])) if r > 0][:UNUSUAL_SHOWN]
 
 
-def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1, alpha: float | None = None,
+def habit_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, kind: HabitKind = MARKOV,
                 min_sessions: int = 3) -> pl.DataFrame:
     """Paper Eq. 1's flag on the habit model's score: `habit_deviation` = -habit_ll (mean surprise per action
     against the user's other sessions), flagged above the user's mean + tau * sd of it (users with at least
     `min_sessions` sessions; never when all are equal); `unusual_actions`: what the session does far more
-    often than the user's other sessions. `alpha`: as `habit_scores`."""
+    often than the user's other sessions (its commands, for a commands-only `kind`)."""
     trajs = list(trajs)
-    scores = habit_scores(trajs, order=order, alpha=alpha)
-    counts = {t.id: Counter(tokens(t)[1:]) for t in trajs}
+    scores = habit_scores(trajs, kind=kind)
+    counts = {t.id: Counter(kind.sequence(t)[1:]) for t in trajs}
     users: dict[str, Counter[str]] = defaultdict(Counter)
     for t in trajs:
         users[t.profile_id or ""] += counts[t.id]

@@ -39,9 +39,8 @@ import polars as pl
 
 from ..traces.schema import Trajectory
 from .fingerprint import FEATURES, fingerprints
-from .habit import Counts, HabitModel, commands, tokens
+from .habit import COMMAND_ALPHA, Counts, HabitModel, commands, tokens
 
-COMMAND_ALPHA = 0.01  # the naive Bayes' additive smoothing (Maxion and Townsend, DSN 2002)
 SD_FLOOR = 0.1  # a feature a user never varies still gets this share of the pooled sd (no division by 0)
 FALSE_ALARMS = (0.01, 0.05)
 N_BOOT = 2000  # bootstrap replicates of the user-clustered CIs

@@ -5,6 +5,7 @@ himself, and a habit that changes slowly is followed (updating, as Maxion and To
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,9 +14,10 @@ import numpy as np
 import polars as pl
 
 from ..traces.schema import Trajectory
-from .habit import HABIT_DRIFT_SCHEMA, Counts, HabitModel, started, tokens, unusual_actions_of
+from .habit import HABIT_DRIFT_SCHEMA, MARKOV, Counts, HabitKind, HabitModel, started, unusual_actions_of
 
 WARMUP = 5  # reference="past": a user's first sessions only train (and calibrate the threshold); none is scored
+TIE_SLACK = 1e-9  # (n + 1) * (1 - rate) computed in floats: 20 * 0.95 must be 19, not 19.000000000000004
 
 
 @dataclass(frozen=True)
@@ -23,58 +25,145 @@ class PastScore:
     """One session scored against its user's earlier sessions only (`past_scores`)."""
 
     deviation: float | None  # mean surprise per action under the accepted earlier sessions; None in the warm-up
-    threshold: float | None  # mean + tau * sd of the reference deviations at that moment
+    threshold: float | None  # the deviation it had to exceed; None when nothing could be flagged at the rate asked
     flagged: bool
     accepted: bool  # added to the model afterwards (warm-up, or not flagged)
+    reference: int = 0  # reference deviations the threshold stood on (own, or own and borrowed: `borrowed`)
+    borrowed: bool = False  # the threshold needed other users' references: too little own past for the rate
+
+
+def conformal_threshold(reference: Sequence[float], false_alarm: float) -> float | None:
+    """The deviation a new session must exceed to be flagged at `false_alarm`: the ceil((n+1)(1-a))-th smallest
+    of n reference deviations (split conformal). If the new session and the reference are exchangeable, it is
+    flagged with probability at most `false_alarm`, whatever their distribution and however small n. None when
+    n + 1 < 1 / false_alarm: no threshold drawn from so few can promise the rate (flag nothing)."""
+    n = len(reference)
+    k = math.ceil((n + 1) * (1 - false_alarm) - TIE_SLACK)
+    return None if k > n else float(sorted(reference)[k - 1])
+
+
+def scaled_reference(reference: Sequence[float]) -> list[float]:
+    """Reference deviations divided by their median: users differ in how surprising their usual session is, less
+    in how far beyond it a usual session strays; what one user lends another (`past_scores(borrowed=)`)."""
+    median = float(np.median(reference))
+    return [d / median for d in reference] if median > 0 else []
+
+
+def _check_rate(false_alarm: float) -> None:
+    if not 0 < false_alarm < 1:
+        raise ValueError(f"false_alarm must be a rate in (0, 1), e.g. 0.01 for 1 in 100 sessions; got {false_alarm}")
 
 
 def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: int = WARMUP, tau: float = 1.5,
-                alpha: float | None = None) -> list[PastScore]:
+                alpha: float | None = None, false_alarm: float | None = None,
+                borrowed: Sequence[float] = ()) -> list[PastScore]:
     """Prequential scoring of one user's sessions, in time order: the first `warmup` train the model; each later
     session is scored (mean surprise per action, as `habit_drift`) by a model of the accepted *earlier* sessions
-    only, flagged above mean + tau * sd of the reference deviations, and added to the model (and its deviation
-    to the reference) only when it was not flagged: updating, so a habit that slowly changes is followed while
-    an intruder is kept out (Maxion and Townsend's naive Bayes with updating). The reference starts as the
-    warm-up sessions' deviations, each against the other warm-up sessions. No session's score reads a later
-    session, and the vocabulary is the accepted sessions' own. `alpha`: `HabitModel`'s additive smoothing."""
+    only, and added to the model only when it was not flagged: updating, so a habit that slowly changes is
+    followed while an intruder is kept out (Maxion and Townsend's naive Bayes with updating). No session's score
+    reads a later session, and the vocabulary is the accepted sessions' own. `alpha`: `HabitModel`'s additive
+    smoothing.
+
+    The flag, by the rule asked:
+    - `tau` (false_alarm None): above mean + tau * sd of the reference deviations: the warm-up sessions' (each
+      against the other warm-up sessions), then each accepted session's as it was scored.
+    - `false_alarm`: above `conformal_threshold` of the reference. The reference is every accepted session's
+      deviation against the other accepted sessions under the model as it is now (a session scored now and the
+      reference are then read by the same model), plus, since updating keeps the flagged sessions out and so
+      cuts the reference's upper tail, the least deviant flagged sessions in the share a false alarm would have
+      taken (false_alarm / (1 - false_alarm) of the accepted ones). While the own reference is too small for the
+      rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read from the own reference and
+      `borrowed` together, both divided by their median (`scaled_reference` of other users' warm-ups); with
+      nothing borrowed, or too little, nothing is flagged (threshold None).
+    """
     if warmup < 2:
         raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
+    if false_alarm is not None:
+        _check_rate(false_alarm)
     user = "u"
     model = HabitModel(order, alpha)
-    warm = [list(s) for s in sequences[:warmup]]
-    for sequence in warm:
+    accepted = [list(s) for s in sequences[:warmup]]
+    for sequence in accepted:
         model.update(user, sequence)
-    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in warm]
-    out = [PastScore(None, None, False, True) for _ in warm]
+    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in accepted]
+    rejected: list[list[str]] = []
+    out = [PastScore(None, None, False, True) for _ in accepted]
     for sequence in sequences[warmup:]:
         deviation = -model.log_likelihood(model.users[user], sequence)
-        threshold = float(np.mean(reference) + tau * np.std(reference, ddof=1))
-        flagged = deviation > threshold
-        if not flagged:
+        if false_alarm is None:
+            threshold: float | None = float(np.mean(reference) + tau * np.std(reference, ddof=1))
+            size, lent = len(reference), False
+        else:
+            threshold, size, lent = _conformal(model, accepted, rejected, false_alarm, borrowed, warmup)
+        flagged = threshold is not None and deviation > threshold
+        if flagged:
+            rejected.append(list(sequence))
+        else:
             model.update(user, sequence)
+            accepted.append(list(sequence))
             reference.append(deviation)
-        out.append(PastScore(deviation, threshold, flagged, not flagged))
+        out.append(PastScore(deviation, threshold, flagged, not flagged, size, lent))
     return out
 
 
-def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, order: int = 1, warmup: int = WARMUP
-                     ) -> pl.DataFrame:
+def _conformal(model: HabitModel, accepted: list[list[str]], rejected: list[list[str]], false_alarm: float,
+               borrowed: Sequence[float], warmup: int) -> tuple[float | None, int, bool]:
+    """`past_scores`' false-alarm threshold: (threshold, reference size, whether it borrowed)."""
+    mine = model.users["u"]
+    own = [-model.log_likelihood(mine, s, Counts.of(s)) for s in accepted]
+    put_back = min(len(rejected), round(false_alarm / (1 - false_alarm) * (len(accepted) - warmup)))
+    if put_back:
+        own += sorted(-model.log_likelihood(mine, s) for s in rejected)[:put_back]
+    threshold = conformal_threshold(own, false_alarm)
+    if threshold is not None or not borrowed:
+        return threshold, len(own), False
+    median = float(np.median(own))
+    pooled = conformal_threshold([*scaled_reference(own), *borrowed], false_alarm)
+    return (None if pooled is None else pooled * median), len(own) + len(borrowed), True
+
+
+PAST_DRIFT_SCHEMA = {**HABIT_DRIFT_SCHEMA, "reference_sessions": pl.Int64, "borrowed": pl.Boolean}
+
+
+def warmup_reference(sequences: Sequence[Sequence[str]], kind: HabitKind) -> list[float]:
+    """A user's warm-up sessions' deviations, each against the other warm-up sessions (what `past_scores` starts
+    its reference with)."""
+    model = kind.model()
+    for sequence in sequences:
+        model.update("u", sequence)
+    return [-model.log_likelihood(model.users["u"], s, Counts.of(s)) for s in sequences]
+
+
+def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, kind: HabitKind = MARKOV,
+                     warmup: int = WARMUP, false_alarm: float | None = None) -> pl.DataFrame:
     """`habit_drift`'s columns with reference="past": each user's sessions in time order (`started`), scored by
-    `past_scores`; warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are
-    never flagged; `unusual_actions` against the sessions accepted before it."""
+    `past_scores` (by `tau`, or at `false_alarm` borrowing the other users' warm-ups while a user's past is
+    short); warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are never
+    flagged; `unusual_actions` against the sessions accepted before it. Also `reference_sessions` and
+    `borrowed` (`PastScore`)."""
     by_user: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajs:
         by_user[t.profile_id or ""].append(t)
-    rows = []
-    for sessions in by_user.values():
+    sequences = {}
+    for user, sessions in by_user.items():
         sessions.sort(key=started)
-        sequences = [tokens(t) for t in sessions]
+        sequences[user] = [kind.sequence(t) for t in sessions]
+    lent = {}
+    if false_alarm is not None:
+        lent = {user: scaled_reference(warmup_reference(seqs[:warmup], kind))
+                for user, seqs in sequences.items() if len(seqs) > warmup}
+    rows = []
+    for user, sessions in by_user.items():
+        borrowed = [d for other, ref in sorted(lent.items()) if other != user for d in ref]
         accepted: Counter[str] = Counter()
-        for t, sequence, score in zip(sessions, sequences, past_scores(sequences, order=order, warmup=warmup,
-                                                                       tau=tau), strict=True):
+        scores = past_scores(sequences[user], order=kind.order, warmup=warmup, tau=tau, alpha=kind.alpha,
+                             false_alarm=false_alarm, borrowed=borrowed)
+        for t, sequence, score in zip(sessions, sequences[user], scores, strict=True):
             counts = Counter(sequence[1:])
             unusual = unusual_actions_of(counts, accepted) if score.deviation is not None else []
-            rows.append((t.id, score.deviation, score.threshold, score.flagged, unusual))
+            scored = score.deviation is not None
+            rows.append((t.id, score.deviation, score.threshold, score.flagged, unusual,
+                         score.reference if scored else None, score.borrowed if scored else None))
             if score.accepted:
                 accepted += counts
-    return pl.DataFrame(rows, schema=HABIT_DRIFT_SCHEMA, orient="row").sort("trajectory_id")
+    return pl.DataFrame(rows, schema=PAST_DRIFT_SCHEMA, orient="row").sort("trajectory_id")

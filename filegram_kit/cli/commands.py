@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from .. import __version__
+from ..behaviour.habit import MODELS
 from ..behaviour.persona_space import profiles_frame
 from ..engine.corpus import CorpusError
 from ..engine.style_packs import PACKS
@@ -171,7 +172,16 @@ def cmd_drift(args: argparse.Namespace) -> int:
 
     if args.warmup is not None and args.reference != "past":
         raise SystemExit("filegram drift: --warmup is the training sessions of --reference past")
-    frame = drift(args.path, tau=args.tau, detector=args.detector, reference=args.reference, warmup=args.warmup)
+    if args.false_alarm is not None and (args.detector != "habit" or args.reference != "past"):
+        raise SystemExit("filegram drift: --false-alarm is the habit model's rule against the user's past: add "
+                         "--detector habit --reference past")
+    if (args.model or args.alpha is not None) and args.detector == "fingerprint":
+        raise SystemExit("filegram drift: --model and --alpha choose the habit model: add --detector habit (or both)")
+    try:
+        frame = drift(args.path, tau=args.tau, false_alarm=args.false_alarm, detector=args.detector,
+                      reference=args.reference, warmup=args.warmup, model=args.model, alpha=args.alpha)
+    except ValueError as err:
+        raise SystemExit(f"filegram drift: {err}") from err
     if args.flagged:
         frame = frame.filter(pl.col("flagged"))
     frame = frame.with_columns(pl.col("shifted_features").list.join(", "))
@@ -394,7 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("drift", parents=[fmt], help="per-session deviation from each user's own habits, flags and "
                        "the anomaly judge's labels (paper Eq. 1)")
     p.add_argument("path", type=Path, help="corpus root, its signal/ folder, or one trajectory folder")
-    p.add_argument("--tau", type=float, default=1.5, help="flag above mean + tau * sd of the user's deviations")
+    rule = p.add_mutually_exclusive_group()
+    rule.add_argument("--tau", type=float, help="flag above mean + tau * sd of the user's deviations (default 1.5)")
+    rule.add_argument("--false-alarm", type=float, metavar="RATE", help="flag at this rate of the user's usual "
+                      "sessions, e.g. 0.01 (--detector habit --reference past; a conformal threshold of the past)")
     p.add_argument("--flagged", action="store_true", help="only the flagged sessions")
     p.add_argument("--detector", choices=("fingerprint", "habit", "both"), default="fingerprint",
                    help="the 17-D fingerprint (default), the habit model of action sequences, or either")
@@ -403,6 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "did not flag (habit detector)")
     p.add_argument("--warmup", type=int, metavar="N", help="--reference past: the first N sessions only train "
                    "(default 5)")
+    p.add_argument("--model", choices=MODELS, help="the habit detector's model: markov (default; order 1 over "
+                   "action tokens), multinomial (order 0) or naive_bayes (command names, additive smoothing)")
+    p.add_argument("--alpha", type=float, help="--model naive_bayes: its additive smoothing (default 0.01)")
     p.set_defaults(func=cmd_drift)
 
     p = sub.add_parser("calibrate", help="refit FileGramOS's L/M/R readings on synthetic personas (not the 20)")

@@ -74,9 +74,10 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
     shifted = {p["trajectory_id"] for p in ground_truth(corpus)[1]}
     trajs = list(load_trajectories(corpus, check_media=False, progress=False))
     rows = []
-    for name, detector, order in (("17-D fingerprint", "fingerprint", 1), ("habit Markov", "habit", 1),
-                                  ("habit multinomial", "habit", 0), ("both (fingerprint or habit Markov)", "both", 1)):
-        frame = drift(trajs, judge=False, detector=detector, order=order)
+    for name, detector, model in (("17-D fingerprint", "fingerprint", None), ("habit Markov", "habit", "markov"),
+                                  ("habit multinomial", "habit", "multinomial"),
+                                  ("both (fingerprint or habit Markov)", "both", "markov")):
+        frame = drift(trajs, judge=False, detector=detector, model=model)
         frame = frame.with_columns(pl.col("trajectory_id").is_in(sorted(shifted)).alias("perturbed"))
         pert, normal = frame.filter(pl.col("perturbed")), frame.filter(~pl.col("perturbed"))
         lo, hi = clustered_auc_ci(pert["deviation"].to_list(), pert["profile_id"].to_list(),
@@ -87,7 +88,7 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
                "flagged_perturbed": float(pert["flagged"].mean() or 0), "flagged_normal": float(normal["flagged"].mean()
                                                                                                   or 0)}
         if detector != "both":
-            summary = detection_summary(impostor_scores(trajs, detector=detector, order=order))
+            summary = detection_summary(impostor_scores(trajs, detector=detector, order=int(model == "markov")))
             row |= {"impostor_auc": summary["masquerade_auc"], "impostor_auc_lo": summary["masquerade_auc_lo"],
                     "impostor_auc_hi": summary["masquerade_auc_hi"], "impostor_hit_at_1pct": summary["hit_at_1pct"],
                     "impostor_hit_at_5pct": summary["hit_at_5pct"]}
