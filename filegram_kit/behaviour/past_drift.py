@@ -42,11 +42,19 @@ def conformal_threshold(reference: Sequence[float], false_alarm: float) -> float
     return None if k > n else float(sorted(reference)[k - 1])
 
 
-def scaled_reference(reference: Sequence[float]) -> list[float]:
-    """Reference deviations divided by their median: users differ in how surprising their usual session is, less
-    in how far beyond it a usual session strays; what one user lends another (`past_scores(borrowed=)`)."""
+def standardised(reference: Sequence[float]) -> tuple[float, float] | None:
+    """(median, median absolute deviation) of reference deviations: users differ in how surprising their usual
+    session is and in how much it varies, less in the shape beyond that; None when they do not vary."""
     median = float(np.median(reference))
-    return [d / median for d in reference] if median > 0 else []
+    spread = float(np.median(np.abs(np.asarray(reference, float) - median)))
+    return (median, spread) if spread > 0 else None
+
+
+def scaled_reference(reference: Sequence[float]) -> list[float]:
+    """Reference deviations as (deviation - median) / MAD (`standardised`): what one user lends another while
+    the other's past is too short for the rate asked (`past_scores(borrowed=)`); [] when they do not vary."""
+    scale = standardised(reference)
+    return [] if scale is None else [(d - scale[0]) / scale[1] for d in reference]
 
 
 def _check_rate(false_alarm: float) -> None:
@@ -67,14 +75,15 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
     The flag, by the rule asked:
     - `tau` (false_alarm None): above mean + tau * sd of the reference deviations: the warm-up sessions' (each
       against the other warm-up sessions), then each accepted session's as it was scored.
-    - `false_alarm`: above `conformal_threshold` of the reference. The reference is every accepted session's
-      deviation against the other accepted sessions under the model as it is now (a session scored now and the
-      reference are then read by the same model), plus, since updating keeps the flagged sessions out and so
-      cuts the reference's upper tail, the least deviant flagged sessions in the share a false alarm would have
-      taken (false_alarm / (1 - false_alarm) of the accepted ones). While the own reference is too small for the
-      rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read from the own reference and
-      `borrowed` together, both divided by their median (`scaled_reference` of other users' warm-ups); with
-      nothing borrowed, or too little, nothing is flagged (threshold None).
+    - `false_alarm`: above `conformal_threshold` of the same reference (each session's deviation as it was
+      scored: read against its own past, as the next session will be). Updating keeps the flagged sessions out
+      and so cuts the reference's upper tail; the least deviant flagged sessions, in the share a false alarm
+      would have taken (false_alarm / (1 - false_alarm) of the accepted later sessions), go back in at the
+      threshold they exceeded: all that is known of a false alarm is that it lay above it, and an intruder's
+      first session must not raise the bar for the rest of his run. While the
+      own reference is too small for the rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read
+      from the own reference and `borrowed` together, both standardised (`scaled_reference`: other users'
+      warm-ups); with nothing borrowed, or too little, nothing is flagged (threshold None).
     """
     if warmup < 2:
         raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
@@ -82,44 +91,39 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
         _check_rate(false_alarm)
     user = "u"
     model = HabitModel(order, alpha)
-    accepted = [list(s) for s in sequences[:warmup]]
-    for sequence in accepted:
+    warm = [list(s) for s in sequences[:warmup]]
+    for sequence in warm:
         model.update(user, sequence)
-    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in accepted]
-    rejected: list[list[str]] = []
-    out = [PastScore(None, None, False, True) for _ in accepted]
+    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in warm]
+    rejected: list[tuple[float, float]] = []  # (deviation, the threshold it exceeded)
+    out = [PastScore(None, None, False, True) for _ in warm]
     for sequence in sequences[warmup:]:
         deviation = -model.log_likelihood(model.users[user], sequence)
         if false_alarm is None:
             threshold: float | None = float(np.mean(reference) + tau * np.std(reference, ddof=1))
             size, lent = len(reference), False
         else:
-            threshold, size, lent = _conformal(model, accepted, rejected, false_alarm, borrowed, warmup)
+            put_back = min(len(rejected), round(false_alarm / (1 - false_alarm) * (len(reference) - warmup)))
+            censored = [exceeded for _, exceeded in sorted(rejected)[:put_back]]
+            threshold, size, lent = _conformal([*reference, *censored], false_alarm, borrowed)
         flagged = threshold is not None and deviation > threshold
         if flagged:
-            rejected.append(list(sequence))
+            rejected.append((deviation, threshold))
         else:
             model.update(user, sequence)
-            accepted.append(list(sequence))
             reference.append(deviation)
         out.append(PastScore(deviation, threshold, flagged, not flagged, size, lent))
     return out
 
 
-def _conformal(model: HabitModel, accepted: list[list[str]], rejected: list[list[str]], false_alarm: float,
-               borrowed: Sequence[float], warmup: int) -> tuple[float | None, int, bool]:
+def _conformal(own: list[float], false_alarm: float, borrowed: Sequence[float]) -> tuple[float | None, int, bool]:
     """`past_scores`' false-alarm threshold: (threshold, reference size, whether it borrowed)."""
-    mine = model.users["u"]
-    own = [-model.log_likelihood(mine, s, Counts.of(s)) for s in accepted]
-    put_back = min(len(rejected), round(false_alarm / (1 - false_alarm) * (len(accepted) - warmup)))
-    if put_back:
-        own += sorted(-model.log_likelihood(mine, s) for s in rejected)[:put_back]
     threshold = conformal_threshold(own, false_alarm)
-    if threshold is not None or not borrowed:
+    scale = standardised(own)
+    if threshold is not None or not borrowed or scale is None:
         return threshold, len(own), False
-    median = float(np.median(own))
     pooled = conformal_threshold([*scaled_reference(own), *borrowed], false_alarm)
-    return (None if pooled is None else pooled * median), len(own) + len(borrowed), True
+    return (None if pooled is None else scale[0] + pooled * scale[1]), len(own) + len(borrowed), True
 
 
 PAST_DRIFT_SCHEMA = {**HABIT_DRIFT_SCHEMA, "reference_sessions": pl.Int64, "borrowed": pl.Boolean}

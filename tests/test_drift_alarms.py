@@ -1,0 +1,135 @@
+"""Drift alarms at a false-alarm rate the user asks for: the conformal threshold keeps the rate on exchangeable
+data, refuses a rate the past cannot support, borrows while the past is short, and the habit model is chosen."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from filegram_kit.behaviour.alarm_calibration import _row, pu_calibration
+from filegram_kit.behaviour.drift import drift
+from filegram_kit.behaviour.habit import START, habit_kind
+from filegram_kit.behaviour.masquerade import stream_blocks
+from filegram_kit.behaviour.past_drift import conformal_threshold, past_scores, scaled_reference
+from filegram_kit.cli import main
+
+from .test_habit import _stream, _trajectories
+from .test_intruder_runs import CYCLES
+
+
+def _session(rng, cycle, n=60):
+    return [START, *_stream(rng, cycle, n)]
+
+
+@pytest.mark.parametrize(("n", "rate"), [(39, 0.05), (19, 0.05), (199, 0.01), (60, 0.1)])
+def test_the_conformal_threshold_flags_exchangeable_draws_at_no_more_than_the_rate(n, rate):
+    """A reference and a new value drawn alike (skewed: lognormal): flagged at most `rate` of the time, and, where
+    (n + 1) * rate is a whole number, at the rate itself."""
+    rng = np.random.default_rng(n)
+    draws = rng.lognormal(0, 1.5, size=(20_000, n + 1))
+    flagged = np.mean([row[-1] > conformal_threshold(row[:-1], rate) for row in draws])
+    exact = np.floor((n + 1) * rate + 1e-9) / (n + 1)
+    assert flagged == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / len(draws)))
+    assert flagged <= rate + 4 * np.sqrt(rate * (1 - rate) / len(draws))
+
+
+def test_a_reference_too_short_for_the_rate_promises_nothing():
+    assert conformal_threshold(list(range(18)), 0.05) is None  # 18 + 1 < 1 / 0.05
+    assert conformal_threshold(list(range(19)), 0.05) == 18  # 19 suffice (not lost to 20 * 0.95 > 19 in floats)
+    assert conformal_threshold(list(range(98)), 0.01) is None
+    with pytest.raises(ValueError, match="false_alarm must be a rate"):
+        past_scores([[START, "a"]] * 6, warmup=5, false_alarm=1.5)
+
+
+def test_a_short_past_borrows_then_stands_on_its_own_and_alone_flags_nothing():
+    rng = np.random.default_rng(3)
+    own = [_session(rng, CYCLES["a"]) for _ in range(40)]
+    others = [scaled_reference([float(v) for v in rng.lognormal(0, 0.3, 15)]) for _ in range(7)]
+    lent = [d for ref in others for d in ref]
+    scored = past_scores(own, warmup=5, false_alarm=0.05, borrowed=lent)[5:]
+    assert [s.borrowed for s in scored[:14]] == [True] * 14  # 5 .. 18 own references: under 19
+    assert not any(s.borrowed for s in scored[14:])  # from 19 on, its own past supports 5%
+    assert all(s.threshold is not None for s in scored)
+    alone = past_scores(own, warmup=5, false_alarm=0.05)[5:]
+    assert all(s.threshold is None and not s.flagged for s in alone[:14])  # nothing to borrow: no guess
+    assert all(s.threshold is not None for s in alone[14:])
+
+
+def test_an_intruder_is_flagged_at_the_rate_asked_and_flagged_sessions_go_back_into_the_reference():
+    rng = np.random.default_rng(4)
+    own = [_session(rng, CYCLES["a"]) for _ in range(40)]
+    intruders = [_session(rng, CYCLES["d"]) for _ in range(3)]
+    scored = past_scores([*own[:30], *intruders, *own[30:]], warmup=5, false_alarm=0.05)
+    assert all(s.flagged and not s.accepted for s in scored[30:33])
+    # after 25 accepted later sessions, round(0.05 / 0.95 * 25) = 1 flagged session is put back in the reference
+    assert scored[33].reference == len([s for s in scored[:33] if s.accepted]) + 1
+
+
+def test_drift_names_its_model_and_rule_and_naive_bayes_reads_command_names_only(tmp_path):
+    rng = np.random.default_rng(5)
+    trajs = _trajectories(tmp_path, "alice", _stream(rng, ["cd", "ls", "cat", "vi", "make"], 3000), 100)
+    frame = drift(trajs, detector="habit", reference="past", false_alarm=0.05, model="naive_bayes", judge=False)
+    assert set(frame["model"]) == {"naive_bayes(alpha=0.01)"} and set(frame["rule"]) == {"false_alarm=0.05"}
+    assert frame["borrowed"].drop_nulls().sum() == 0  # one user: nothing to borrow
+    assert frame.filter(pl.col("deviation").is_not_null())["reference_sessions"].min() == 5
+    assert set(drift(trajs, judge=False)["model"]) == {"fingerprint"}
+    smoother = drift(trajs, detector="habit", model="naive_bayes", alpha=1.0, judge=False)
+    assert set(smoother["model"]) == {"naive_bayes(alpha=1)"}
+    kind = habit_kind("naive_bayes")
+    assert kind.sequence(trajs[0]) == [START, *(e.get("tool_name") for e in trajs[0].events
+                                                if e.event_type == "tool_call")]
+    assert habit_kind("markov").sequence(trajs[0]) != kind.sequence(trajs[0])
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"detector": "habit", "reference": "past", "tau": 1.0, "false_alarm": 0.01}, "not both"),
+    ({"detector": "habit", "false_alarm": 0.01}, "reference='past'"),
+    ({"detector": "both", "reference": "past", "false_alarm": 0.01}, "detector='habit'"),
+    ({"model": "markov"}, "choose the habit model"),
+    ({"detector": "habit", "model": "markov", "alpha": 0.1}, "naive Bayes' additive smoothing"),
+    ({"detector": "habit", "model": "bayes"}, "model must be one of"),
+])
+def test_drift_refuses_rules_that_do_not_go_together(tmp_path, kwargs, message):
+    trajs = _trajectories(tmp_path, "alice", ["ls", "vi"] * 400, 100)
+    with pytest.raises(ValueError, match=message):
+        drift(trajs, judge=False, **kwargs)
+
+
+def test_cli_asks_for_a_false_alarm_rate(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    history = tmp_path / "history"
+    history.write_text("\n".join(_stream(rng, ["cd", "ls", "vi"], 3000)) + "\n", encoding="utf-8")
+    assert main(["import", "commands", str(history), "--user", "alice", "--block", "100", "--out",
+                 str(tmp_path / "traces")]) == 0
+    capsys.readouterr()
+    assert main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--reference", "past", "--false-alarm",
+                 "0.05", "--model", "multinomial", "--format", "csv"]) == 0
+    out = pl.read_csv(capsys.readouterr().out.encode())
+    assert set(out["rule"]) == {"false_alarm=0.05"} and set(out["model"]) == {"multinomial"}
+    with pytest.raises(SystemExit, match="--detector habit --reference past"):
+        main(["drift", str(tmp_path / "traces"), "--false-alarm", "0.01"])
+    with pytest.raises(SystemExit):  # argparse: one rule or the other
+        main(["drift", str(tmp_path / "traces"), "--tau", "2", "--false-alarm", "0.01"])
+
+
+def test_a_calibration_row_pools_users_and_keeps_normal_and_anomalous_apart():
+    outcomes = ([("a", False, True, True, False)] + [("a", False, False, True, False)] * 9
+                + [("b", False, False, False, False)] * 10 + [("b", True, True, False, False)] * 3
+                + [("b", True, False, False, True)])
+    row = _row("test", habit_kind("markov"), 0.1, outcomes)
+    assert (row["realised"], row["normal"], row["hits"], row["anomalous"]) == (0.05, 20, 0.75, 4)
+    assert row["ratio"] == pytest.approx(0.5) and row["kept"]
+    assert row["borrowed"] == 0.5 and row["unsupported"] == 0  # both counted over normal sessions only
+    assert not _row("test", habit_kind("markov"), 0.2, outcomes)["kept"]  # 0.25x
+
+
+def test_pu_calibration_scores_every_later_block_once(tmp_path):
+    rng = np.random.default_rng(8)
+    trajs = {u: _trajectories(tmp_path, u, _stream(rng, cycle, 2500), 100) for u, cycle in CYCLES.items()}
+    blocks = stream_blocks(trajs)
+    table = pu_calibration(blocks, train=1500, rates=(0.05,), models=("markov",))
+    later = sum(len(bs) for bs in blocks.values()) - sum(1500 // 100 for _ in blocks)
+    row = table.row(0, named=True)
+    assert row["normal"] == later and row["users"] == 4
+    assert row["hits"] > row["realised"]  # four users of different habits: intruders stand out
