@@ -36,7 +36,8 @@ def test_the_conformal_threshold_flags_exchangeable_draws_at_no_more_than_the_ra
 
 def test_a_reference_too_short_for_the_rate_promises_nothing():
     assert conformal_threshold(list(range(18)), 0.05) is None  # 18 + 1 < 1 / 0.05
-    assert conformal_threshold(list(range(19)), 0.05) == 18  # 19 suffice (not lost to 20 * 0.95 > 19 in floats)
+    assert conformal_threshold(list(range(19)), 0.05) == 18  # 19 suffice
+    assert conformal_threshold(list(range(249)), 0.172) == 206  # the 207th: 250 * 0.828 is 207.00000000000003
     assert conformal_threshold(list(range(98)), 0.01) is None
     with pytest.raises(ValueError, match="false_alarm must be a rate"):
         past_scores([[START, "a"]] * 6, warmup=5, false_alarm=1.5)
@@ -115,7 +116,7 @@ def test_cli_asks_for_a_false_alarm_rate(tmp_path, capsys):
 
 def test_a_calibration_row_pools_users_and_keeps_normal_and_anomalous_apart():
     outcomes = ([("a", False, True, True, False)] + [("a", False, False, True, False)] * 9
-                + [("b", False, False, False, False)] * 10 + [("b", True, True, False, False)] * 3
+                + [("b", False, False, False, False)] * 10 + [("b", True, True, True, False)] * 3
                 + [("b", True, False, False, True)])
     row = _row("test", habit_kind("markov"), 0.1, outcomes)
     assert (row["realised"], row["normal"], row["hits"], row["anomalous"]) == (0.05, 20, 0.75, 4)

@@ -17,7 +17,7 @@ from ..traces.schema import Trajectory
 from .habit import HABIT_DRIFT_SCHEMA, MARKOV, Counts, HabitKind, HabitModel, started, unusual_actions_of
 
 WARMUP = 5  # reference="past": a user's first sessions only train (and calibrate the threshold); none is scored
-TIE_SLACK = 1e-9  # (n + 1) * (1 - rate) computed in floats: 20 * 0.95 must be 19, not 19.000000000000004
+TIE_SLACK = 1e-9  # (n + 1) * (1 - rate) in floats: 250 * (1 - 0.172) must be 207, not 207.00000000000003
 
 
 @dataclass(frozen=True)
