@@ -80,21 +80,21 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
       and so cuts the reference's upper tail; the least deviant flagged sessions, in the share a false alarm
       would have taken (false_alarm / (1 - false_alarm) of the accepted later sessions), go back in at the
       threshold they exceeded: all that is known of a false alarm is that it lay above it, and an intruder's
-      first session must not raise the bar for the rest of his run. While the
-      own reference is too small for the rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read
-      from the own reference and `borrowed` together, both standardised (`scaled_reference`: other users'
-      warm-ups); with nothing borrowed, or too little, nothing is flagged (threshold None).
+      first session must not raise the bar for the rest of his run. While the own reference is too small for
+      the rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read from the own reference and
+      `borrowed` together, both standardised (`scaled_reference`: other users' warm-ups); with nothing
+      borrowed, or too little, nothing is flagged (threshold None).
     """
     if warmup < 2:
         raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
     if false_alarm is not None:
         _check_rate(false_alarm)
-    user = "u"
+    user = "u"  # `_leave_one_out` reads this user
     model = HabitModel(order, alpha)
     warm = [list(s) for s in sequences[:warmup]]
     for sequence in warm:
         model.update(user, sequence)
-    reference = [-model.log_likelihood(model.users[user], s, Counts.of(s)) for s in warm]
+    reference = _leave_one_out(model, warm)
     rejected: list[tuple[float, float]] = []  # (deviation, the threshold it exceeded)
     out = [PastScore(None, None, False, True) for _ in warm]
     for sequence in sequences[warmup:]:
@@ -135,6 +135,11 @@ def warmup_reference(sequences: Sequence[Sequence[str]], kind: HabitKind) -> lis
     model = kind.model()
     for sequence in sequences:
         model.update("u", sequence)
+    return _leave_one_out(model, sequences)
+
+
+def _leave_one_out(model: HabitModel, sequences: Sequence[Sequence[str]]) -> list[float]:
+    """Each of user "u"'s sessions' deviation against the model's other sessions (its own counts taken out)."""
     return [-model.log_likelihood(model.users["u"], s, Counts.of(s)) for s in sequences]
 
 
