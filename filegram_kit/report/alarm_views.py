@@ -18,16 +18,17 @@ DATA_DASHES = ("solid", "dot", "dash")
 
 def calibration_figure(table: pl.DataFrame) -> go.Figure:
     """Asked vs realised (log-log, 95% user-clustered intervals), one line per data set and model; the diagonal
-    is a kept promise, the band around it the [0.5x, 2x] the rate is held to. A point at the bottom edge
+    is a kept promise, the band around it the [0.5x, 2x] the rate is held to. A point on the bottom edge
     realised no false alarm at all."""
     figure = go.Figure()
     asked = sorted(table["asked"].unique().to_list())
     if not asked:
         return figure
-    low, high = asked[0] / 3, asked[-1] * 3
-    floor = low  # log axes: a realised 0 is drawn here
+    low, high = asked[0] / 10, asked[-1] * 3
+    floor = low * 1.1  # log axes: a realised 0 is drawn here, on the bottom edge
     figure.add_scatter(x=[low, high, high, low], y=[low * KEPT[0], high * KEPT[0], high * KEPT[1], low * KEPT[1]],
-                       fill="toself", fillcolor="rgba(120,120,120,0.15)", line={"width": 0}, hoverinfo="skip",
+                       mode="lines", fill="toself", fillcolor="rgba(120,120,120,0.15)", line={"width": 0},
+                       hoverinfo="skip",
                        name=f"kept ({KEPT[0]:g}x to {KEPT[1]:g}x)")
     figure.add_scatter(x=[low, high], y=[low, high], mode="lines", line={"color": "#555", "dash": "dot"},
                        name="realised = asked", hoverinfo="skip")
