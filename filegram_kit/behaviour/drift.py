@@ -51,10 +51,11 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Bac
 
     The flag: above mean + `tau` * sd of the reference deviations (default tau 1.5: paper Eq. 1), or, with
     `false_alarm` (detector="habit", reference="past"), at that rate of the user's usual sessions: a conformal
-    threshold of the user's own past (`past_drift.conformal_threshold`), which holds however skewed the
-    deviations are. A past too short for the rate (fewer than 1 / false_alarm - 1 sessions) borrows the other
-    users' warm-ups, scaled by their median (column `borrowed`); with one user and a short past nothing is
-    flagged (`threshold` null). `reference_sessions`: how many deviations the threshold stood on.
+    threshold of the user's own past (`past_drift.conformal_threshold`): exact for exchangeable sessions however
+    skewed their deviations, approximate for habits that drift (docs/real-users.md measures how far). A past
+    too short for the rate (fewer than 1 / false_alarm - 1 sessions) borrows the other users' warm-ups,
+    standardised by median and MAD (column `borrowed`); with one user and a short past nothing is flagged
+    (`threshold` null). `reference_sessions`: how many deviations the threshold stood on.
     """
     if detector not in DETECTORS:
         raise ValueError(f"detector must be one of {', '.join(DETECTORS)}, got {detector!r}")
@@ -88,14 +89,12 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Bac
     else:
         loaded = [trajs] if isinstance(trajs, Trajectory) else list(trajs)
     frame = drift_frame(fingerprints(loaded), backend=backend, tau=tau, judge=judge and detector == "both")
+    named = (pl.lit(kind.label if detector == "habit" else f"fingerprint + {kind.label}").alias("model"),
+             pl.lit(rule).alias("rule"))
     if reference == "others":
-        return with_habit(frame, habit_drift(loaded, tau=tau, kind=kind), detector).with_columns(
-            pl.lit(kind.label if detector == "habit" else f"fingerprint + {kind.label}").alias("model"),
-            pl.lit(rule).alias("rule"))
+        return with_habit(frame, habit_drift(loaded, tau=tau, kind=kind), detector).with_columns(*named)
     habit = habit_past_drift(loaded, tau=tau, kind=kind, warmup=WARMUP if warmup is None else warmup,
                              false_alarm=false_alarm)
     out = with_habit(frame, habit.select(list(HABIT_DRIFT_SCHEMA)), detector)
     return out.join(habit.select("trajectory_id", "reference_sessions", "borrowed"), on="trajectory_id",
-                    how="left").with_columns(
-        pl.lit(kind.label if detector == "habit" else f"fingerprint + {kind.label}").alias("model"),
-        pl.lit(rule).alias("rule"))
+                    how="left").with_columns(*named)
