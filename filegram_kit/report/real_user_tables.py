@@ -31,6 +31,15 @@ def pu_masquerade() -> pl.DataFrame:
     return table.with_columns(pl.col(pl.Float64).round(3))
 
 
+def _personas(corpus: str | Path | None):
+    """The corpus' trajectories and the ids of its perturbed sessions (the engine's record of which ones)."""
+    from ..traces.load import load_trajectories
+
+    corpus = resolve_corpus(corpus)
+    shifted = {p["trajectory_id"] for p in ground_truth(corpus)[1]}
+    return list(load_trajectories(corpus, check_media=False, progress=False)), shifted
+
+
 def _pu_blocks():
     from ..behaviour.masquerade import stream_blocks
     from ..behaviour.pu import pu_trajectories
@@ -68,11 +77,8 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..behaviour.drift import drift
     from ..behaviour.masquerade import clustered_auc_ci, detection_summary, impostor_scores
     from ..engine.realism import auc
-    from ..traces.load import load_trajectories
 
-    corpus = resolve_corpus(corpus)
-    shifted = {p["trajectory_id"] for p in ground_truth(corpus)[1]}
-    trajs = list(load_trajectories(corpus, check_media=False, progress=False))
+    trajs, shifted = _personas(corpus)
     rows = []
     for name, detector, model in (("17-D fingerprint", "fingerprint", None), ("habit Markov", "habit", "markov"),
                                   ("habit multinomial", "habit", "multinomial"),
@@ -118,10 +124,7 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
                "tests.")
 def drift_false_alarms(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..behaviour.alarm_calibration import corpus_calibration, pu_calibration
-    from ..traces.load import load_trajectories
 
-    corpus = resolve_corpus(corpus)
-    shifted = {p["trajectory_id"] for p in ground_truth(corpus)[1]}
-    trajs = load_trajectories(corpus, check_media=False, progress=False)
+    trajs, shifted = _personas(corpus)
     table = pl.concat([pu_calibration(_pu_blocks(), train=PU_TRAIN, seed=0), corpus_calibration(trajs, shifted)])
     return table.with_columns(pl.col(pl.Float64).round(4))
