@@ -332,11 +332,16 @@ def _():
     can live with, e.g. 1 in 100 sessions: `drift(..., detector="habit", reference="past", false_alarm=0.01)`
     (`filegram drift --false-alarm 0.01`). Each user's threshold is then a conformal quantile of their own past
     deviations. A past too short for the rate (fewer than 1 / rate - 1 sessions) borrows the other users'
-    warm-ups, standardised; with too little even then, nothing is flagged rather than guessed. Below, the
-    users chosen above, their intruder-run streams, each habit model (`model=`: markov, multinomial,
-    naive_bayes) at three rates: how often each user's own blocks were flagged (realised) against the rate
-    asked. The grey band is 0.5x to 2x. The 8-user table, and the same on the simulated personas, is
-    `drift_false_alarms` in `figures/`.
+    warm-ups, standardised; with too little even then, nothing is flagged rather than guessed.
+
+    The score (`score=`): *one-class* reads a session against the user's own past only; *two-class* (the
+    default with a rate and several users) against the other users' warm-ups as well: a session is deviant
+    when it is more like someone else than like the user. Below, the users chosen above, their intruder-run
+    streams, each habit model (`model=`: markov, multinomial, naive_bayes) and score at three rates: how often
+    each user's own blocks were flagged (realised) against the rate asked; the grey band is 0.5x to 2x.
+    `hits_unknown`: the intruder's blocks scored with him left out of the background (a stranger, not another
+    known user). The 8-user table, and the same on the simulated personas, is `drift_false_alarms` in
+    `figures/`.
     """)
     return
 
@@ -360,6 +365,8 @@ def _(alarms):
                 assert row["realised"] == 0 and row["hits"] == 0
             if row["asked"] == 0.05:  # a supported rate: intruders are flagged more often than the user
                 assert row["hits"] > row["realised"]
+            if row["score"] == "one_class":  # no background, so nobody to leave out: the stranger is any intruder
+                assert row["hits_unknown"] == row["hits"]
     return
 
 

@@ -1,13 +1,18 @@
 """Drift against the past only: each of a user's sessions scored by a habit model of the *earlier* sessions it
 accepted, in time order (reference="past" of `drift`). An intruder who stays several sessions cannot vouch for
 himself, and a habit that changes slowly is followed (updating, as Maxion and Townsend's naive Bayes).
+
+The score (`SCORES`): "one_class", the session's mean surprise per action under the user's model (the user's
+own past only); or "two_class", that surprise less the one under a model of the *other* users' warm-up sessions
+(self against not-self, the masquerade literature's naive Bayes): a session is deviant when it is more like
+someone else than like the user, not merely when it is unusual.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,13 +23,16 @@ from .habit import HABIT_DRIFT_SCHEMA, MARKOV, Counts, HabitKind, HabitModel, st
 
 WARMUP = 5  # reference="past": a user's first sessions only train (and calibrate the threshold); none is scored
 TIE_SLACK = 1e-9  # (n + 1) * (1 - rate) in floats: 250 * (1 - 0.172) must be 207, not 207.00000000000003
+SCORES = ("one_class", "two_class")
+_USER, _OTHERS = "u", "not-self"  # the two models `past_scores` keeps
 
 
 @dataclass(frozen=True)
 class PastScore:
     """One session scored against its user's earlier sessions only (`past_scores`)."""
 
-    deviation: float | None  # mean surprise per action under the accepted earlier sessions; None in the warm-up
+    deviation: float | None  # mean surprise per action under the accepted earlier sessions (less the one under the
+    # other users' background, two-class); None in the warm-up
     threshold: float | None  # the deviation it had to exceed; None when nothing could be flagged at the rate asked
     flagged: bool
     accepted: bool  # added to the model afterwards (warm-up, or not flagged)
@@ -63,14 +71,15 @@ def _check_rate(false_alarm: float) -> None:
 
 
 def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: int = WARMUP, tau: float = 1.5,
-                alpha: float | None = None, false_alarm: float | None = None,
-                borrowed: Sequence[float] = ()) -> list[PastScore]:
+                alpha: float | None = None, false_alarm: float | None = None, borrowed: Sequence[float] = (),
+                background: Sequence[Sequence[str]] = ()) -> list[PastScore]:
     """Prequential scoring of one user's sessions, in time order: the first `warmup` train the model; each later
     session is scored (mean surprise per action, as `habit_drift`) by a model of the accepted *earlier* sessions
     only, and added to the model only when it was not flagged: updating, so a habit that slowly changes is
     followed while an intruder is kept out (Maxion and Townsend's naive Bayes with updating). No session's score
-    reads a later session, and the vocabulary is the accepted sessions' own. `alpha`: `HabitModel`'s additive
-    smoothing.
+    reads a later session, and the vocabulary is the accepted sessions' own (and the background's). `alpha`:
+    `HabitModel`'s additive smoothing. `background`: other users' sessions: the score is then two-class (module
+    doc), the surprise under the user's model less the one under the background's, which never changes.
 
     The flag, by the rule asked:
     - `tau` (false_alarm None): above mean + tau * sd of the reference deviations: the warm-up sessions' (each
@@ -89,16 +98,15 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
         raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
     if false_alarm is not None:
         _check_rate(false_alarm)
-    user = "u"  # `_leave_one_out` reads this user
-    model = HabitModel(order, alpha)
+    model = _model(order, alpha, background)
     warm = [list(s) for s in sequences[:warmup]]
     for sequence in warm:
-        model.update(user, sequence)
+        model.update(_USER, sequence)
     reference = _leave_one_out(model, warm)
     rejected: list[tuple[float, float]] = []  # (deviation, the threshold it exceeded)
     out = [PastScore(None, None, False, True) for _ in warm]
     for sequence in sequences[warmup:]:
-        deviation = -model.log_likelihood(model.users[user], sequence)
+        deviation = _surprise(model, sequence)
         if false_alarm is None:
             threshold: float | None = float(np.mean(reference) + tau * np.std(reference, ddof=1))
             size, lent = len(reference), False
@@ -110,7 +118,7 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
         if flagged:
             rejected.append((deviation, threshold))
         else:
-            model.update(user, sequence)
+            model.update(_USER, sequence)
             reference.append(deviation)
         out.append(PastScore(deviation, threshold, flagged, not flagged, size, lent))
     return out
@@ -129,50 +137,84 @@ def _conformal(own: list[float], false_alarm: float, borrowed: Sequence[float]) 
 PAST_DRIFT_SCHEMA = {**HABIT_DRIFT_SCHEMA, "reference_sessions": pl.Int64, "borrowed": pl.Boolean}
 
 
-def warmup_reference(sequences: Sequence[Sequence[str]], kind: HabitKind) -> list[float]:
+def _model(order: int, alpha: float | None, background: Sequence[Sequence[str]]) -> HabitModel:
+    """A habit model holding the not-self background, if any; the user's sessions are added as they come."""
+    model = HabitModel(order, alpha)
+    for sequence in background:
+        model.update(_OTHERS, sequence)
+    return model
+
+
+def _surprise(model: HabitModel, sequence: Sequence[str], exclude: Counts | None = None) -> float:
+    """The deviation: mean surprise per action under the user's model (minus `exclude`), less the one under the
+    background when there is one (two-class)."""
+    surprise = -model.log_likelihood(model.users[_USER], sequence, exclude)
+    others = model.users.get(_OTHERS)
+    return surprise if others is None else surprise + model.log_likelihood(others, sequence)
+
+
+def warmup_reference(sequences: Sequence[Sequence[str]], kind: HabitKind,
+                     background: Sequence[Sequence[str]] = ()) -> list[float]:
     """A user's warm-up sessions' deviations, each against the other warm-up sessions (what `past_scores` starts
-    its reference with)."""
-    model = kind.model()
+    its reference with; two-class with a `background`)."""
+    model = _model(kind.order, kind.alpha, background)
     for sequence in sequences:
-        model.update("u", sequence)
+        model.update(_USER, sequence)
     return _leave_one_out(model, sequences)
 
 
 def _leave_one_out(model: HabitModel, sequences: Sequence[Sequence[str]]) -> list[float]:
-    """Each of user "u"'s sessions' deviation against the model's other sessions (its own counts taken out)."""
-    return [-model.log_likelihood(model.users["u"], s, Counts.of(s)) for s in sequences]
+    """Each of the user's sessions' deviation against the model's other sessions (its own counts taken out)."""
+    return [_surprise(model, s, Counts.of(s)) for s in sequences]
 
 
 def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, kind: HabitKind = MARKOV,
-                     warmup: int = WARMUP, false_alarm: float | None = None) -> pl.DataFrame:
+                     warmup: int = WARMUP, false_alarm: float | None = None,
+                     score: str = "one_class") -> pl.DataFrame:
     """`habit_drift`'s columns with reference="past": each user's sessions in time order (`started`), scored by
     `past_scores` (by `tau`, or at `false_alarm` borrowing the other users' warm-ups while a user's past is
     short); warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are never
     flagged; `unusual_actions` against the sessions accepted before it. Also `reference_sessions` and
-    `borrowed` (`PastScore`)."""
+    `borrowed` (`PastScore`). score="two_class": each user's background is the other users' warm-up sessions
+    (their first `warmup`, read in full: another user's warm-up is a fixed picture of not-self, not this user's
+    future); it needs a second user."""
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
     by_user: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajs:
         by_user[t.profile_id or ""].append(t)
+    if score == "two_class" and len(by_user) < 2:
+        raise ValueError(f"score='two_class' sets a user's sessions against the other users' and there is one "
+                         f"user ({', '.join(by_user) or 'none'}): use score='one_class'")
     sequences = {}
     for user, sessions in by_user.items():
         sessions.sort(key=started)
         sequences[user] = [kind.sequence(t) for t in sessions]
+    backgrounds = {user: (not_self(sequences, user, warmup) if score == "two_class" else []) for user in sequences}
     lent = {}
     if false_alarm is not None:
-        lent = {user: scaled_reference(warmup_reference(seqs[:warmup], kind))
+        lent = {user: scaled_reference(warmup_reference(seqs[:warmup], kind, backgrounds[user]))
                 for user, seqs in sequences.items() if len(seqs) > warmup}
     rows = []
     for user, sessions in by_user.items():
         borrowed = [d for other, ref in sorted(lent.items()) if other != user for d in ref]
         accepted: Counter[str] = Counter()
         scores = past_scores(sequences[user], order=kind.order, warmup=warmup, tau=tau, alpha=kind.alpha,
-                             false_alarm=false_alarm, borrowed=borrowed)
-        for t, sequence, score in zip(sessions, sequences[user], scores, strict=True):
+                             false_alarm=false_alarm, borrowed=borrowed, background=backgrounds[user])
+        for t, sequence, scored_as in zip(sessions, sequences[user], scores, strict=True):
             counts = Counter(sequence[1:])
-            unusual = unusual_actions_of(counts, accepted) if score.deviation is not None else []
-            scored = score.deviation is not None
-            rows.append((t.id, score.deviation, score.threshold, score.flagged, unusual,
-                         score.reference if scored else None, score.borrowed if scored else None))
-            if score.accepted:
+            unusual = unusual_actions_of(counts, accepted) if scored_as.deviation is not None else []
+            scored = scored_as.deviation is not None
+            rows.append((t.id, scored_as.deviation, scored_as.threshold, scored_as.flagged, unusual,
+                         scored_as.reference if scored else None, scored_as.borrowed if scored else None))
+            if scored_as.accepted:
                 accepted += counts
     return pl.DataFrame(rows, schema=PAST_DRIFT_SCHEMA, orient="row").sort("trajectory_id")
+
+
+def not_self(sequences: Mapping[str, Sequence[Sequence[str]]], user: str, warmup: int,
+             leave_out: Iterable[str] = ()) -> list[Sequence[str]]:
+    """The two-class background of `user`: every other user's first `warmup` sessions (users in sorted order),
+    but those of `leave_out` (an intruder the model is not to know)."""
+    skip = {user, *leave_out}
+    return [s for other in sorted(sequences) if other not in skip for s in sequences[other][:warmup]]

@@ -14,6 +14,7 @@ import polars as pl
 
 from .. import __version__
 from ..behaviour.habit import MODELS
+from ..behaviour.past_drift import SCORES
 from ..behaviour.persona_space import profiles_frame
 from ..engine.corpus import CorpusError
 from ..engine.style_packs import PACKS
@@ -177,9 +178,12 @@ def cmd_drift(args: argparse.Namespace) -> int:
                          "--detector habit --reference past")
     if (args.model or args.alpha is not None) and args.detector == "fingerprint":
         raise SystemExit("filegram drift: --model and --alpha choose the habit model: add --detector habit (or both)")
+    if args.score is not None and args.reference != "past":
+        raise SystemExit("filegram drift: --score is how --reference past reads a session: add --reference past")
     try:
         frame = drift(args.path, tau=args.tau, false_alarm=args.false_alarm, detector=args.detector,
-                      reference=args.reference, warmup=args.warmup, model=args.model, alpha=args.alpha)
+                      reference=args.reference, warmup=args.warmup, model=args.model, alpha=args.alpha,
+                      score=args.score)
     except ValueError as err:
         raise SystemExit(f"filegram drift: {err}") from err
     if args.flagged:
@@ -419,6 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", choices=MODELS, help="the habit detector's model: markov (default; order 1 over "
                    "action tokens), multinomial (order 0) or naive_bayes (command names, additive smoothing)")
     p.add_argument("--alpha", type=float, help="--model naive_bayes: its additive smoothing (default 0.01)")
+    p.add_argument("--score", choices=SCORES, help="--reference past: one_class (the user's own past) or two_class "
+                   "(against the other users' warm-ups too); default two_class with --false-alarm and several users")
     p.set_defaults(func=cmd_drift)
 
     p = sub.add_parser("calibrate", help="refit FileGramOS's L/M/R readings on synthetic personas (not the 20)")

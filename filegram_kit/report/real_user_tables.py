@@ -109,19 +109,22 @@ def habit_drift(corpus: str | Path | None = None) -> pl.DataFrame:
 @artifact("drift_false_alarms", notebook="09_record_your_own_traces", corpus=True,
           title="Drift alarms at a chosen false-alarm rate: asked vs realised, on real users (PU intruder runs) and "
                 "the simulated personas",
-          note="drift(..., detector='habit', reference='past', false_alarm=rate) per habit model: each user's "
-               "threshold is a conformal quantile of the user's own past deviations (plus, in a false alarm's share,"
-               " the least deviant flagged ones, put back at the threshold they exceeded); while the past is too "
-               "short for the rate it borrows the other users' warm-ups, standardised by median and MAD (`borrowed`:"
-               " share of normal sessions), and with too little even then nothing is flagged (`unsupported`). "
-               "realised = flagged share of normal sessions (PU: the target's own blocks; personas: unperturbed "
-               "sessions), hits = flagged share of anomalous ones (intruder blocks; perturbed sessions), pooled over"
-               " users, _lo/_hi 95% CIs drawing users. kept: realised / asked in [0.5, 2]. PU: blocks of 100 "
-               "commands, the first 1,500 train, intruder runs as pu_intruder_runs (seed 0). The rule's reference "
-               "(deviations as scored, MAD standardisation) was chosen looking at PU's realised rates, so PU is not "
-               "held out for it; the personas were first scored after that choice. The one later change (flagged "
-               "sessions put back at the threshold, not at their deviation) came from a planted intruder run in the "
-               "tests.")
+          note="drift(..., detector='habit', reference='past', false_alarm=rate, score=...) per habit model and "
+               "score: one_class reads a session against the user's own past, two_class against the other users' "
+               "warm-ups too (the default with a rate and several users). Each user's threshold is a conformal "
+               "quantile of the user's own past deviations (plus, in a false alarm's share, the least deviant "
+               "flagged ones, put back at the threshold they exceeded); while the past is too short for the rate it "
+               "borrows the other users' warm-ups, standardised by median and MAD (`borrowed`: share of normal "
+               "sessions), and with too little even then nothing is flagged (`unsupported`). realised = flagged "
+               "share of normal sessions (PU: the target's own blocks; personas: unperturbed sessions), hits = "
+               "flagged share of anomalous ones (intruder blocks; perturbed sessions), pooled over users, _lo/_hi "
+               "95% CIs drawing users. kept: realised / asked in [0.5, 2]. hits_unknown (PU): each intruder's run "
+               "scored with his training blocks left out of every background and lent reference, realised_unknown "
+               "the normal blocks' rate in those readings (one-class: the same as hits, realised). PU: blocks of "
+               "100 commands, the first 1,500 train, intruder runs as pu_intruder_runs (seed 0). The threshold "
+               "rule and the two-class score were chosen looking at PU's realised rates, so PU is not held out for "
+               "them (docs/real-users.md lists what was tried); intruder placements of seeds 1 and 2 and the "
+               "personas were scored after the choice.")
 def drift_false_alarms(corpus: str | Path | None = None) -> pl.DataFrame:
     from ..behaviour.alarm_calibration import corpus_calibration, pu_calibration
 
