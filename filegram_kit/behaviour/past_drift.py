@@ -127,8 +127,8 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
 def _conformal(own: list[float], false_alarm: float, borrowed: Sequence[float]) -> tuple[float | None, int, bool]:
     """`past_scores`' false-alarm threshold: (threshold, reference size, whether it borrowed)."""
     threshold = conformal_threshold(own, false_alarm)
-    scale = standardised(own)
-    if threshold is not None or not borrowed or scale is None:
+    scale = None if threshold is not None or not borrowed else standardised(own)
+    if scale is None:
         return threshold, len(own), False
     pooled = conformal_threshold([*scaled_reference(own), *borrowed], false_alarm)
     return (None if pooled is None else scale[0] + pooled * scale[1]), len(own) + len(borrowed), True
