@@ -112,6 +112,12 @@ def test_cli_asks_for_a_false_alarm_rate(tmp_path, capsys):
         main(["drift", str(tmp_path / "traces"), "--false-alarm", "0.01"])
     with pytest.raises(SystemExit):  # argparse: one rule or the other
         main(["drift", str(tmp_path / "traces"), "--tau", "2", "--false-alarm", "0.01"])
+    assert set(out["score"]) == {"one_class"}  # one user: nobody to set the sessions against
+    with pytest.raises(SystemExit, match="one user"):
+        main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--reference", "past", "--score",
+              "two_class"])
+    with pytest.raises(SystemExit, match="add --reference past"):
+        main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--score", "one_class"])
 
 
 def test_a_calibration_row_pools_users_and_keeps_normal_and_anomalous_apart():
