@@ -340,8 +340,9 @@ def _():
     streams, each habit model (`model=`: markov, multinomial, naive_bayes) and score at three rates: how often
     each user's own blocks were flagged (realised) against the rate asked; the grey band is 0.5x to 2x.
     `hits_unknown`: the intruder's blocks scored with him left out of the background (a stranger, not another
-    known user). The 8-user table, and the same on the simulated personas, is `drift_false_alarms` in
-    `figures/`.
+    known user). `worst_user_realised`: the band holds for the rate pooled over users, not for each user; a
+    user whose habits change is flagged again and again, since flagged sessions are not learnt from. The
+    8-user table, and the same on the simulated personas, is `drift_false_alarms` in `figures/`.
     """)
     return
 

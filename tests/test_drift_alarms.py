@@ -128,6 +128,7 @@ def test_a_calibration_row_pools_users_and_keeps_normal_and_anomalous_apart():
     assert (row["realised"], row["normal"], row["hits"], row["anomalous"]) == (0.05, 20, 0.75, 4)
     assert row["ratio"] == pytest.approx(0.5) and row["kept"]
     assert row["borrowed"] == 0.5 and row["unsupported"] == 0  # both counted over normal sessions only
+    assert (row["worst_user"], row["worst_user_realised"]) == ("a", 0.1)  # a: 1 of 10; b: 0 of 10
     assert not _row("test", habit_kind("markov"), "one_class", 0.2, outcomes)["kept"]  # 0.25x
 
 

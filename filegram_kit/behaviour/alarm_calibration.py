@@ -14,6 +14,9 @@ share that could not be flagged at all (too little past, own and borrowed). A ra
 / asked lies in [0.5, 2] (`KEPT`). `hits_unknown`: the control for two-class on PU, an intruder the background
 never saw (does the score find strangers, or only users it already knows?), and `realised_unknown` the normal
 blocks' false-alarm rate in those same readings (each normal block read once per intruder left out).
+`worst_user` / `worst_user_realised`: the user whose own sessions were flagged most often, and how often. The
+pooled rate can keep the promise while one user whose habits changed is flagged again and again: updating
+learns only from sessions it did not flag, so it may never catch up with a new habit (docs/real-users.md).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ CALIBRATION_SCHEMA = {
     "realised_lo": pl.Float64, "realised_hi": pl.Float64, "ratio": pl.Float64, "kept": pl.Boolean,
     "hits": pl.Float64, "hits_lo": pl.Float64, "hits_hi": pl.Float64, "hits_unknown": pl.Float64,
     "hits_unknown_lo": pl.Float64, "hits_unknown_hi": pl.Float64, "realised_unknown": pl.Float64,
-    "normal": pl.Int64, "anomalous": pl.Int64, "users": pl.Int64, "borrowed": pl.Float64,
-    "unsupported": pl.Float64,
+    "worst_user": pl.String, "worst_user_realised": pl.Float64, "normal": pl.Int64, "anomalous": pl.Int64,
+    "users": pl.Int64, "borrowed": pl.Float64, "unsupported": pl.Float64,
 }
 
 
@@ -79,11 +82,14 @@ def _row(data: str, kind: HabitKind, score: str, asked: float, outcomes: Sequenc
     u_hits, u_lo, u_hi = _share(found[True]) if unknown is not None else (None, None, None)
     u_realised = _share(found[False])[0] if unknown is not None else None
     ratio = realised / asked if realised is not None else None
+    own = {u: c[0] / c[1] for u, c in sorted(per_user.items()) if c[1]}
+    worst = max(own, key=own.__getitem__) if own else None  # the first in name order among equals
     return {"data": data, "model": kind.label, "score": score, "asked": asked, "realised": realised,
             "realised_lo": r_lo, "realised_hi": r_hi, "ratio": ratio,
             "kept": ratio is not None and KEPT[0] <= ratio <= KEPT[1], "hits": hits, "hits_lo": h_lo,
             "hits_hi": h_hi, "hits_unknown": u_hits, "hits_unknown_lo": u_lo, "hits_unknown_hi": u_hi,
             "realised_unknown": u_realised,
+            "worst_user": worst, "worst_user_realised": own[worst] if worst is not None else None,
             "normal": int(normal), "anomalous": int(anomalous), "users": len(per_user),
             "borrowed": borrowed / normal if normal else None, "unsupported": unsupported / normal if normal else None}
 
