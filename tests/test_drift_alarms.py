@@ -13,6 +13,7 @@ from filegram_kit.behaviour.habit import START, habit_kind
 from filegram_kit.behaviour.masquerade import stream_blocks
 from filegram_kit.behaviour.past_drift import conformal_threshold, not_self, past_scores, scaled_reference
 from filegram_kit.cli import main
+from filegram_kit.traces.load import load_trajectories
 
 from .test_habit import _stream, _trajectories
 from .test_intruder_runs import CYCLES
@@ -129,6 +130,8 @@ def test_a_calibration_row_pools_users_and_keeps_normal_and_anomalous_apart():
     assert row["ratio"] == pytest.approx(0.5) and row["kept"]
     assert row["borrowed"] == 0.5 and row["unsupported"] == 0  # both counted over normal sessions only
     assert (row["worst_user"], row["worst_user_realised"]) == ("a", 0.1)  # a: 1 of 10; b: 0 of 10
+    assert row["feedback"] is False and _row("test", habit_kind("markov"), "one_class", 0.1, outcomes,
+                                             feedback=True)["feedback"] is True
     assert not _row("test", habit_kind("markov"), "one_class", 0.2, outcomes)["kept"]  # 0.25x
 
 
@@ -201,5 +204,51 @@ def test_on_real_users_two_class_alarms_keep_the_rate_asked_and_catch_intruders(
     from filegram_kit.report.real_user_tables import PU_TRAIN, _pu_blocks
 
     table = pu_calibration(_pu_blocks(), train=PU_TRAIN, rates=(0.01, 0.05), scores=("two_class",), unknown=False)
-    assert table.height == 6 and table["kept"].all(), table.select("model", "asked", "ratio")
-    assert table.filter(pl.col("asked") == 0.01)["hits"].max() >= 0.70
+    assert table.height == 12 and table["kept"].all(), table.select("model", "feedback", "asked", "ratio")
+    assert table.filter(~pl.col("feedback") & (pl.col("asked") == 0.01))["hits"].max() >= 0.70
+    # with feedback the promise also holds per user at 5%: no user's own sessions flagged more than twice as often
+    worst = table.filter(pl.col("feedback") & (pl.col("asked") == 0.05))["worst_user_realised"]
+    assert worst.max() <= 0.10, worst
+
+
+def test_a_changed_habit_is_flagged_for_good_unless_the_user_confirms_the_alarms():
+    """Updating learns only unflagged sessions: after a habit changes, every session is flagged. Confirmed ("that
+    was me") alarms are learnt, so the new habit is flagged for a while and then followed."""
+    rng = np.random.default_rng(12)
+    before = [_session(rng, ["ls", "vi", "make"]) for _ in range(30)]
+    after = [_session(rng, ["ls", "vi", "make", "cd", "rm"]) for _ in range(60)]
+    sessions = [*before, *after]
+    alone = past_scores(sessions, warmup=10, false_alarm=0.05)
+    assert sum(s.flagged for s in alone[-30:]) >= 25  # locked out
+    reviewed = past_scores(sessions, warmup=10, false_alarm=0.05, confirmed=set(range(len(sessions))))
+    assert sum(s.flagged for s in reviewed[-30:]) <= 3
+    assert all(s.accepted for s in reviewed)
+    denied = past_scores(sessions, warmup=10, false_alarm=0.05, confirmed=set())  # reviewed: none were the user's
+    assert sum(s.flagged for s in denied[-30:]) >= 25
+
+
+def test_drift_learns_confirmed_sessions_and_names_unknown_ones(tmp_path, capsys):
+    rng = np.random.default_rng(13)
+    history = tmp_path / "history"
+    history.write_text("\n".join(_stream(rng, CYCLES["a"], 3000) + _stream(rng, CYCLES["b"], 3000)) + "\n",
+                       encoding="utf-8")
+    assert main(["import", "commands", str(history), "--user", "alice", "--block", "100", "--out",
+                 str(tmp_path / "traces")]) == 0
+    trajs = list(load_trajectories(tmp_path / "traces", progress=False))
+    ids = [t.id for t in trajs]
+    alone = drift(trajs, detector="habit", reference="past", false_alarm=0.05, judge=False)
+    confirmed = drift(trajs, detector="habit", reference="past", false_alarm=0.05, judge=False, confirmed=ids)
+    assert confirmed["flagged"].sum() < alone["flagged"].sum()
+    with pytest.raises(ValueError, match="not among the trajectories read: nobody_b0001"):
+        drift(trajs, detector="habit", reference="past", judge=False, confirmed=["nobody_b0001"])
+    with pytest.raises(ValueError, match="confirmed sessions are learnt by reference='past'"):
+        drift(trajs, detector="habit", judge=False, confirmed=ids)
+    listed = tmp_path / "mine.txt"
+    listed.write_text("# sessions I ran\n" + "\n".join(ids) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--reference", "past", "--false-alarm",
+                 "0.05", "--confirmed", str(listed), "--format", "csv"]) == 0
+    assert pl.read_csv(capsys.readouterr().out.encode())["flagged"].sum() == confirmed["flagged"].sum()
+    with pytest.raises(SystemExit, match="--confirmed .*missing.txt"):
+        main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--reference", "past", "--confirmed",
+              str(tmp_path / "missing.txt")])

@@ -17,6 +17,8 @@ blocks' false-alarm rate in those same readings (each normal block read once per
 `worst_user` / `worst_user_realised`: the user whose own sessions were flagged most often, and how often. The
 pooled rate can keep the promise while one user whose habits changed is flagged again and again: updating
 learns only from sessions it did not flag, so it may never catch up with a new habit (docs/real-users.md).
+`feedback`: the alarms reviewed, the user's own flagged sessions confirmed and learnt (`past_scores`'
+`confirmed`): what a user who answers "that was me" gets.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from .past_drift import SCORES, PastScore, not_self, past_scores, scaled_referen
 RATES = (0.005, 0.01, 0.05)
 KEPT = (0.5, 2.0)  # realised / asked within this band: the promise held
 CALIBRATION_SCHEMA = {
-    "data": pl.String, "model": pl.String, "score": pl.String, "asked": pl.Float64, "realised": pl.Float64,
+    "data": pl.String, "model": pl.String, "score": pl.String, "feedback": pl.Boolean, "asked": pl.Float64,
+    "realised": pl.Float64,
     "realised_lo": pl.Float64, "realised_hi": pl.Float64, "ratio": pl.Float64, "kept": pl.Boolean,
     "hits": pl.Float64, "hits_lo": pl.Float64, "hits_hi": pl.Float64, "hits_unknown": pl.Float64,
     "hits_unknown_lo": pl.Float64, "hits_unknown_hi": pl.Float64, "realised_unknown": pl.Float64,
@@ -53,7 +56,7 @@ Outcome = tuple[str, bool, bool, bool, bool]  # (user, anomalous, flagged, borro
 
 
 def _row(data: str, kind: HabitKind, score: str, asked: float, outcomes: Sequence[Outcome],
-         unknown: Sequence[tuple[str, bool, bool]] | None = None) -> dict[str, object]:
+         unknown: Sequence[tuple[str, bool, bool]] | None = None, feedback: bool = False) -> dict[str, object]:
     """One calibration row from the outcomes of the scored sessions; `unknown`: (user, intruder's, flagged) per
     block scored with one intruder left out of the background, his blocks and the user's own (None: no such
     reading)."""
@@ -84,7 +87,8 @@ def _row(data: str, kind: HabitKind, score: str, asked: float, outcomes: Sequenc
     ratio = realised / asked if realised is not None else None
     own = {u: c[0] / c[1] for u, c in sorted(per_user.items()) if c[1]}
     worst = max(own, key=own.__getitem__) if own else None  # the first in name order among equals
-    return {"data": data, "model": kind.label, "score": score, "asked": asked, "realised": realised,
+    return {"data": data, "model": kind.label, "score": score, "feedback": feedback, "asked": asked,
+            "realised": realised,
             "realised_lo": r_lo, "realised_hi": r_hi, "ratio": ratio,
             "kept": ratio is not None and KEPT[0] <= ratio <= KEPT[1], "hits": hits, "hits_lo": h_lo,
             "hits_hi": h_hi, "hits_unknown": u_hits, "hits_unknown_lo": u_lo, "hits_unknown_hi": u_hi,
@@ -105,13 +109,16 @@ def _share(counts: Mapping[str, tuple[float, float]]) -> tuple[float | None, flo
 
 def pu_calibration(blocks: Mapping[str, list[Block]], *, train: int = 1500, seed: int = 0,
                    rates: Iterable[float] = RATES, models: Iterable[str] = MODELS,
-                   scores: Iterable[str] = SCORES, unknown: bool = True) -> pl.DataFrame:
+                   scores: Iterable[str] = SCORES, unknown: bool = True,
+                   feedbacks: Iterable[bool] = (False, True)) -> pl.DataFrame:
     """Per model, score and rate asked, on the intruder-run streams (`intruder_runs.intruder_streams`): each
     target's training blocks are the warm-up, its later stream (own blocks and the intruders' runs) is scored in
     order; a short past borrows the other targets' training blocks; two-class reads against the other targets'
     training blocks. `hits_unknown` (two-class): each intruder's run scored with that intruder's training blocks
     left out of every background and lent reference, so the model has never seen him (one-class: = hits);
-    `unknown=False` skips that reading (null columns; it scores each stream once per intruder again)."""
+    `unknown=False` skips that reading (null columns; it scores each stream once per intruder again).
+    feedback=True: every alarm is reviewed and the target's own flagged blocks are confirmed (`past_scores`'
+    `confirmed`), the intruders' are not; its rows have no `hits_unknown` reading."""
     streams = intruder_streams(blocks, train=train, seed=seed)
     rows = []
     for model in models:
@@ -119,20 +126,27 @@ def pu_calibration(blocks: Mapping[str, list[Block]], *, train: int = 1500, seed
         for score in scores:
             readings = _Readings(kind, score, {s.target: [b.sequence(_block_kind(kind)) for b in s.training]
                                                for s in streams})
-            for rate in rates:
-                outcomes: list[Outcome] = []
-                strangers: list[tuple[str, bool, bool]] | None = [] if unknown else None
-                for s in streams:
-                    scored = readings.stream(s, rate)
-                    outcomes += [(s.target, b.user != s.target, x.flagged, x.borrowed, x.threshold is None)
-                                 for b, x in zip(s.later, scored, strict=True)]
-                    for intruder in sorted({b.user for b in s.later} - {s.target}) if unknown else ():
-                        if score == "two_class":
-                            scored = readings.stream(s, rate, unknown=intruder)
-                        strangers += [(s.target, b.user == intruder, x.flagged)
-                                      for b, x in zip(s.later, scored, strict=True) if b.user in (s.target, intruder)]
-                rows.append(_row("PU intruder runs", kind, score, rate, outcomes, strangers))
+            for feedback in feedbacks:
+                for rate in rates:
+                    rows.append(_pu_row(streams, readings, rate, feedback, unknown and not feedback))
     return pl.DataFrame(rows, schema=CALIBRATION_SCHEMA, orient="row")
+
+
+def _pu_row(streams: Sequence[Stream], readings: _Readings, rate: float, feedback: bool,
+            unknown: bool) -> dict[str, object]:
+    """One `pu_calibration` row: every target's stream scored at `rate`, and once per intruder left out."""
+    outcomes: list[Outcome] = []
+    strangers: list[tuple[str, bool, bool]] | None = [] if unknown else None
+    for s in streams:
+        scored = readings.stream(s, rate, feedback=feedback)
+        outcomes += [(s.target, b.user != s.target, x.flagged, x.borrowed, x.threshold is None)
+                     for b, x in zip(s.later, scored, strict=True)]
+        for intruder in sorted({b.user for b in s.later} - {s.target}) if unknown else ():
+            if readings.score == "two_class":
+                scored = readings.stream(s, rate, unknown=intruder)
+            strangers += [(s.target, b.user == intruder, x.flagged)
+                          for b, x in zip(s.later, scored, strict=True) if b.user in (s.target, intruder)]
+    return _row("PU intruder runs", readings.kind, readings.score, rate, outcomes, strangers, feedback)
 
 
 class _Readings:
@@ -156,21 +170,26 @@ class _Readings:
                                                                 self.background(lender, unknown)))
         return self._lent[key]
 
-    def stream(self, stream: Stream, rate: float, unknown: str | None = None) -> list[PastScore]:
+    def stream(self, stream: Stream, rate: float, unknown: str | None = None,
+               feedback: bool = False) -> list[PastScore]:
         lent = [d for u in sorted(self.training) if u not in (stream.target, unknown) for d in self.lent(u, unknown)]
         own = self.training[stream.target]
         sequences = [*own, *(b.sequence(_block_kind(self.kind)) for b in stream.later)]
+        confirmed = ({len(own) + i for i, b in enumerate(stream.later) if b.user == stream.target}
+                     if feedback else None)
         scored = past_scores(sequences, order=self.kind.order, alpha=self.kind.alpha, warmup=len(own),
-                             false_alarm=rate, borrowed=lent, background=self.background(stream.target, unknown))
+                             false_alarm=rate, borrowed=lent, background=self.background(stream.target, unknown),
+                             confirmed=confirmed)
         return scored[len(own):]
 
 
 def corpus_calibration(trajs: Iterable[Trajectory], perturbed: Iterable[str], *, rates: Iterable[float] = RATES,
                        models: Iterable[str] = MODELS, scores: Iterable[str] = SCORES,
-                       data: str = "simulated personas") -> pl.DataFrame:
+                       feedbacks: Iterable[bool] = (False, True), data: str = "simulated personas") -> pl.DataFrame:
     """Per model, score and rate asked, `drift(..., detector="habit", reference="past", false_alarm=rate,
     score=score)` on a corpus: normal = the sessions not in `perturbed` (trajectory ids), anomalous = those in
-    it (the user's own sessions: no intruder to leave out, `hits_unknown` null)."""
+    it (the user's own sessions: no intruder to leave out, `hits_unknown` null). feedback=True: the normal
+    sessions are `confirmed`, the perturbed ones (the anomalies to catch) are not."""
     from .drift import drift
 
     trajs, shifted = list(trajs), set(perturbed)
@@ -178,11 +197,13 @@ def corpus_calibration(trajs: Iterable[Trajectory], perturbed: Iterable[str], *,
     for model in models:
         kind = habit_kind(model)
         for score in scores:
-            for rate in rates:
-                frame = drift(trajs, detector="habit", reference="past", false_alarm=rate, model=model, judge=False,
-                              score=score)
-                frame = frame.filter(pl.col("deviation").is_not_null())
-                outcomes = [(r["profile_id"], r["trajectory_id"] in shifted, r["flagged"], bool(r["borrowed"]),
-                             r["threshold"] is None) for r in frame.iter_rows(named=True)]
-                rows.append(_row(data, kind, score, rate, outcomes))
+            for feedback in feedbacks:
+                confirmed = [t.id for t in trajs if t.id not in shifted] if feedback else None
+                for rate in rates:
+                    frame = drift(trajs, detector="habit", reference="past", false_alarm=rate, model=model,
+                                  judge=False, score=score, confirmed=confirmed)
+                    frame = frame.filter(pl.col("deviation").is_not_null())
+                    outcomes = [(r["profile_id"], r["trajectory_id"] in shifted, r["flagged"], bool(r["borrowed"]),
+                                 r["threshold"] is None) for r in frame.iter_rows(named=True)]
+                    rows.append(_row(data, kind, score, rate, outcomes, feedback=feedback))
     return pl.DataFrame(rows, schema=CALIBRATION_SCHEMA, orient="row")

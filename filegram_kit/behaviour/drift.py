@@ -29,7 +29,8 @@ REFERENCES = ("others", "past")
 def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Backend | None = None,
           tau: float | None = None, false_alarm: float | None = None, judge: bool = True,
           detector: str = "fingerprint", model: str | None = None, alpha: float | None = None,
-          reference: str = "others", warmup: int | None = None, score: str | None = None) -> pl.DataFrame:
+          reference: str = "others", warmup: int | None = None, score: str | None = None,
+          confirmed: Iterable[str] | None = None) -> pl.DataFrame:
     """Which sessions depart from their user's habits, per user (profile_id); a corpus folder is read through
     its columnar store where it is current. Every row names its `model`, flag `rule` and `score`.
 
@@ -62,6 +63,11 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Bac
     Default: "two_class" with `false_alarm` when there is more than one user (on real users the one-class
     multinomial realised about 2.4x to 2.8x the rate asked, two-class every model kept it: docs/real-users.md),
     else "one_class". Elsewhere the score is "one_class" (the user's own other sessions only).
+
+    confirmed (reference="past"): trajectory ids the user said were theirs after reviewing the alarms (an empty
+    list: reviewed, none theirs). A flagged session among them is learnt from, so a changed habit is flagged and
+    then followed; without it, updating never learns a flagged session, and a user whose habits change is flagged
+    again and again (docs/real-users.md measures both).
     """
     if detector not in DETECTORS:
         raise ValueError(f"detector must be one of {', '.join(DETECTORS)}, got {detector!r}")
@@ -82,6 +88,9 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Bac
         raise ValueError("model and alpha choose the habit model (detector='habit' or 'both')")
     if score is not None and reference != "past":
         raise ValueError("score chooses how reference='past' reads a session (one_class or two_class)")
+    if confirmed is not None and reference != "past":
+        raise ValueError("confirmed sessions are learnt by reference='past' (the other reference learns every "
+                         "session anyway)")
     tau = 1.5 if tau is None else tau
     rule = f"false_alarm={false_alarm:g}" if false_alarm is not None else f"tau={tau:g}"
     if detector == "fingerprint":
@@ -105,8 +114,15 @@ def drift(trajs: Trajectory | Iterable[Trajectory] | str | Path, *, backend: Bac
              pl.lit(rule).alias("rule"), pl.lit(score).alias("score"))
     if reference == "others":
         return with_habit(frame, habit_drift(loaded, tau=tau, kind=kind), detector).with_columns(*named)
+    mine = None
+    if confirmed is not None:
+        mine = set(confirmed)
+        unknown = sorted(mine - {t.id for t in loaded})
+        if unknown:
+            raise ValueError(f"{len(unknown)} confirmed session(s) are not among the trajectories read: "
+                             f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
     habit = habit_past_drift(loaded, tau=tau, kind=kind, warmup=WARMUP if warmup is None else warmup,
-                             false_alarm=false_alarm, score=score)
+                             false_alarm=false_alarm, score=score, confirmed=mine)
     out = with_habit(frame, habit.select(list(HABIT_DRIFT_SCHEMA)), detector)
     return out.join(habit.select("trajectory_id", "reference_sessions", "borrowed"), on="trajectory_id",
                     how="left").with_columns(*named)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,7 +72,8 @@ def _check_rate(false_alarm: float) -> None:
 
 def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: int = WARMUP, tau: float = 1.5,
                 alpha: float | None = None, false_alarm: float | None = None, borrowed: Sequence[float] = (),
-                background: Sequence[Sequence[str]] = ()) -> list[PastScore]:
+                background: Sequence[Sequence[str]] = (), confirmed: Collection[int] | None = None
+                ) -> list[PastScore]:
     """Prequential scoring of one user's sessions, in time order: the first `warmup` train the model; each later
     session is scored (mean surprise per action, as `habit_drift`) by a model of the accepted *earlier* sessions
     only, and added to the model only when it was not flagged: updating, so a habit that slowly changes is
@@ -93,6 +94,12 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
       the rate (fewer than 1 / false_alarm - 1 sessions), the threshold is read from the own reference and
       `borrowed` together, both standardised (`scaled_reference`: other users' warm-ups); with nothing
       borrowed, or too little, nothing is flagged (threshold None).
+
+    `confirmed` (feedback): the alarms were reviewed, and these sessions (indices into `sequences`) were the
+    user's. A flagged session among them is learnt and its deviation joins the reference, as if it had not been
+    flagged (it stays `flagged`: the alarm was raised); a flagged session not among them was someone else's, so
+    nothing is put back for it. Without feedback a user whose habits change is flagged and never learnt, and so
+    flagged again (docs/real-users.md).
     """
     if warmup < 2:
         raise ValueError(f"warmup must be >= 2 (the threshold needs a spread of reference deviations), got {warmup}")
@@ -105,22 +112,24 @@ def past_scores(sequences: Sequence[Sequence[str]], *, order: int = 1, warmup: i
     reference = _leave_one_out(model, warm)
     rejected: list[tuple[float, float]] = []  # (deviation, the threshold it exceeded)
     out = [PastScore(None, None, False, True) for _ in warm]
-    for sequence in sequences[warmup:]:
+    for index, sequence in enumerate(sequences[warmup:], start=warmup):
         deviation = _surprise(model, sequence)
         if false_alarm is None:
             threshold: float | None = float(np.mean(reference) + tau * np.std(reference, ddof=1))
             size, lent = len(reference), False
         else:
-            put_back = min(len(rejected), round(false_alarm / (1 - false_alarm) * (len(reference) - warmup)))
+            put_back = 0 if confirmed is not None else min(
+                len(rejected), round(false_alarm / (1 - false_alarm) * (len(reference) - warmup)))
             censored = [exceeded for _, exceeded in sorted(rejected)[:put_back]]
             threshold, size, lent = _conformal([*reference, *censored], false_alarm, borrowed)
         flagged = threshold is not None and deviation > threshold
-        if flagged:
-            rejected.append((deviation, threshold))
-        else:
+        accepted = not flagged or (confirmed is not None and index in confirmed)
+        if accepted:
             model.update(_USER, sequence)
             reference.append(deviation)
-        out.append(PastScore(deviation, threshold, flagged, not flagged, size, lent))
+        else:
+            rejected.append((deviation, threshold))
+        out.append(PastScore(deviation, threshold, flagged, accepted, size, lent))
     return out
 
 
@@ -170,14 +179,15 @@ def _leave_one_out(model: HabitModel, sequences: Sequence[Sequence[str]]) -> lis
 
 def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, kind: HabitKind = MARKOV,
                      warmup: int = WARMUP, false_alarm: float | None = None,
-                     score: str = "one_class") -> pl.DataFrame:
+                     score: str = "one_class", confirmed: Collection[str] | None = None) -> pl.DataFrame:
     """`habit_drift`'s columns with reference="past": each user's sessions in time order (`started`), scored by
     `past_scores` (by `tau`, or at `false_alarm` borrowing the other users' warm-ups while a user's past is
     short); warm-up sessions (and users with no more than `warmup` sessions) get null deviations and are never
     flagged; `unusual_actions` against the sessions accepted before it. Also `reference_sessions` and
     `borrowed` (`PastScore`). score="two_class": each user's background is the other users' warm-up sessions
     (their first `warmup`, read in full: another user's warm-up is a fixed picture of not-self, not this user's
-    future); it needs a second user."""
+    future); it needs a second user. `confirmed`: trajectory ids the user said were theirs, after reviewing
+    the alarms (`past_scores`' feedback)."""
     if score not in SCORES:
         raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
     by_user: dict[str, list[Trajectory]] = defaultdict(list)
@@ -199,8 +209,10 @@ def habit_past_drift(trajs: Iterable[Trajectory], *, tau: float = 1.5, kind: Hab
     for user, sessions in by_user.items():
         borrowed = [d for other, ref in sorted(lent.items()) if other != user for d in ref]
         accepted: Counter[str] = Counter()
+        mine = None if confirmed is None else {i for i, t in enumerate(sessions) if t.id in confirmed}
         scores = past_scores(sequences[user], order=kind.order, warmup=warmup, tau=tau, alpha=kind.alpha,
-                             false_alarm=false_alarm, borrowed=borrowed, background=backgrounds[user])
+                             false_alarm=false_alarm, borrowed=borrowed, background=backgrounds[user],
+                             confirmed=mine)
         for t, sequence, scored_as in zip(sessions, sequences[user], scores, strict=True):
             counts = Counter(sequence[1:])
             unusual = unusual_actions_of(counts, accepted) if scored_as.deviation is not None else []

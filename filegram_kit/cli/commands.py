@@ -180,10 +180,19 @@ def cmd_drift(args: argparse.Namespace) -> int:
         raise SystemExit("filegram drift: --model and --alpha choose the habit model: add --detector habit (or both)")
     if args.score is not None and args.reference != "past":
         raise SystemExit("filegram drift: --score is how --reference past reads a session: add --reference past")
+    confirmed = None
+    if args.confirmed is not None:
+        if args.reference != "past":
+            raise SystemExit("filegram drift: --confirmed sessions are learnt by --reference past: add it")
+        try:
+            text = args.confirmed.read_text(encoding="utf-8")
+        except OSError as err:
+            raise SystemExit(f"filegram drift: --confirmed {args.confirmed}: {err.strerror or err}") from err
+        confirmed = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
     try:
         frame = drift(args.path, tau=args.tau, false_alarm=args.false_alarm, detector=args.detector,
                       reference=args.reference, warmup=args.warmup, model=args.model, alpha=args.alpha,
-                      score=args.score)
+                      score=args.score, confirmed=confirmed)
     except ValueError as err:
         raise SystemExit(f"filegram drift: {err}") from err
     if args.flagged:
@@ -425,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, help="--model naive_bayes: its additive smoothing (default 0.01)")
     p.add_argument("--score", choices=SCORES, help="--reference past: one_class (the user's own past) or two_class "
                    "(against the other users' warm-ups too); default two_class with --false-alarm and several users")
+    p.add_argument("--confirmed", type=Path, metavar="FILE", help="--reference past: the alarms were reviewed; "
+                   "FILE lists the trajectory ids that were yours, one per line (# comments), learnt from")
     p.set_defaults(func=cmd_drift)
 
     p = sub.add_parser("calibrate", help="refit FileGramOS's L/M/R readings on synthetic personas (not the 20)")
