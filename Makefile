@@ -74,7 +74,7 @@ WORKERS_FLAG = $(if $(WORKERS),--workers $(WORKERS))
 reproduce: setup ## regenerate every paper table and figure into figures/ (skips unchanged steps; figures/MANIFEST.json)
 	$(BIN)/filegram reproduce --out figures $(WORKERS_FLAG)
 
-quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (about 1.5 minutes)
+quick: setup ## the documented quick subset of `make reproduce` into build/quick/ (about 2.5 minutes)
 	$(BIN)/filegram reproduce --quick --out build/quick $(WORKERS_FLAG)
 
 # figures/quick/ is the committed reference of the quick subset (numbers only: PNGs depend on the browser's build)

@@ -356,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default: figures; with --quick: build/quick)")
     p.add_argument("--only", nargs="*", metavar="NAME", help="only these artifacts (see --list)")
     p.add_argument("--quick", action="store_true", help="the documented quick subset (4 personas x 32 tasks, item "
-                   "seed 0's first 15 items per sub-task, 3 methods, Track 4 on one persona, KnowAct on two; about 1.5 "
+                   "seed 0's first 15 items per sub-task, 3 methods, Track 4 on one persona, KnowAct on two; about 2.5 "
                    "min on 2 cores) into build/quick, never over figures/")
     p.add_argument("--backend", default="offline", help="backend that answers and builds the memories: offline "
                    "(default), gemini, openai_compat (needs its key; rows and labels name it)")

@@ -2,8 +2,8 @@
 
     FULL                       every paper table on the 640-trajectory corpus, offline (make reproduce)
     QUICK                      a documented subset: 4 personas x 32 tasks, item seed 0, the first 15 items of
-                               each sub-task, 3 methods; Track 4 on one persona, KnowAct on two (about 1.5 min
-                               on 2 cores)
+                               each sub-task, 3 methods; Track 4 on one persona, KnowAct on two (about 2.5
+                               min on 2 cores)
     FULL.with_backend("gemini")  the same run answered by a keyed backend (its rows and labels say so)
 
 Corpus-backed artifacts take `settings=`; the settings are part of every step's key (provenance.py),
