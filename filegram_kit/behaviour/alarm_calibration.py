@@ -5,8 +5,8 @@
 
 Each user's sessions are scored against the past only (`past_drift.past_scores`, the rule of
 `drift(..., detector="habit", reference="past", false_alarm=rate, score=...)`), one-class or two-class
-(`past_drift.SCORES`), at each rate asked. Realised = the share of
-the user's own (normal) sessions flagged, pooled over users; hits = the share of anomalous sessions flagged
+(`past_drift.SCORES`), at each rate asked. Realised = the share of the user's own (normal) sessions flagged,
+pooled over users; hits = the share of anomalous sessions flagged
 (an intruder's blocks; a persona's sessions perturbed by one tier). `_lo`/`_hi`: 95% CIs drawing users with
 replacement (a user's sessions share that user's habits). `borrowed`: the share of scored normal sessions
 whose threshold needed other users' warm-ups (the user's past was too short for the rate); `unsupported`: the
@@ -38,8 +38,8 @@ RATES = (0.005, 0.01, 0.05)
 KEPT = (0.5, 2.0)  # realised / asked within this band: the promise held
 CALIBRATION_SCHEMA = {
     "data": pl.String, "model": pl.String, "score": pl.String, "feedback": pl.Boolean, "asked": pl.Float64,
-    "realised": pl.Float64,
-    "realised_lo": pl.Float64, "realised_hi": pl.Float64, "ratio": pl.Float64, "kept": pl.Boolean,
+    "realised": pl.Float64, "realised_lo": pl.Float64, "realised_hi": pl.Float64, "ratio": pl.Float64,
+    "kept": pl.Boolean,
     "hits": pl.Float64, "hits_lo": pl.Float64, "hits_hi": pl.Float64, "hits_unknown": pl.Float64,
     "hits_unknown_lo": pl.Float64, "hits_unknown_hi": pl.Float64, "realised_unknown": pl.Float64,
     "worst_user": pl.String, "worst_user_realised": pl.Float64, "normal": pl.Int64, "anomalous": pl.Int64,
@@ -88,12 +88,11 @@ def _row(data: str, kind: HabitKind, score: str, asked: float, outcomes: Sequenc
     own = {u: c[0] / c[1] for u, c in sorted(per_user.items()) if c[1]}
     worst = max(own, key=own.__getitem__) if own else None  # the first in name order among equals
     return {"data": data, "model": kind.label, "score": score, "feedback": feedback, "asked": asked,
-            "realised": realised,
-            "realised_lo": r_lo, "realised_hi": r_hi, "ratio": ratio,
+            "realised": realised, "realised_lo": r_lo, "realised_hi": r_hi, "ratio": ratio,
             "kept": ratio is not None and KEPT[0] <= ratio <= KEPT[1], "hits": hits, "hits_lo": h_lo,
             "hits_hi": h_hi, "hits_unknown": u_hits, "hits_unknown_lo": u_lo, "hits_unknown_hi": u_hi,
-            "realised_unknown": u_realised,
-            "worst_user": worst, "worst_user_realised": own[worst] if worst is not None else None,
+            "realised_unknown": u_realised, "worst_user": worst,
+            "worst_user_realised": own[worst] if worst is not None else None,
             "normal": int(normal), "anomalous": int(anomalous), "users": len(per_user),
             "borrowed": borrowed / normal if normal else None, "unsupported": unsupported / normal if normal else None}
 
