@@ -244,7 +244,7 @@ def test_drift_learns_confirmed_sessions_and_names_unknown_ones(tmp_path, capsys
     with pytest.raises(ValueError, match="confirmed sessions are learnt by reference='past'"):
         drift(trajs, detector="habit", judge=False, confirmed=ids)
     listed = tmp_path / "mine.txt"
-    listed.write_text("# sessions I ran\n" + "\n".join(ids) + "\n", encoding="utf-8")
+    listed.write_text("  # sessions I ran\n" + "\n".join(ids) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert main(["drift", str(tmp_path / "traces"), "--detector", "habit", "--reference", "past", "--false-alarm",
                  "0.05", "--confirmed", str(listed), "--format", "csv"]) == 0

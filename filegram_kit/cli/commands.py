@@ -188,7 +188,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
             text = args.confirmed.read_text(encoding="utf-8")
         except OSError as err:
             raise SystemExit(f"filegram drift: --confirmed {args.confirmed}: {err.strerror or err}") from err
-        confirmed = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+        confirmed = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
     try:
         frame = drift(args.path, tau=args.tau, false_alarm=args.false_alarm, detector=args.detector,
                       reference=args.reference, warmup=args.warmup, model=args.model, alpha=args.alpha,
